@@ -1,0 +1,235 @@
+import CMicroHTTPD
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What every libmicrohttpd callback of one `HTTPDaemon` reaches through its `void *` argument.
+/// Owned by the `HTTPDaemon`, which outlives its MHD daemons (passed unretained).
+final class DaemonContext: @unchecked Sendable {
+    // @unchecked: `cLogger` is written once in init and only read by libmicrohttpd afterwards.
+    let handler: any HTTPHandler
+    let onRequestCompleted: (@Sendable (HTTPRequestSummary) -> Void)?
+    let logger: (@Sendable (String) -> Void)?
+    let summaryHeaders: [String]
+    let requestBodyLimit: Int
+    let inFlight = Atomic<Int>(0)
+    let quiescing = Atomic<Bool>(false)
+    /// Lines logged while a daemon is starting, to explain a failure; nil when not capturing.
+    private let startupLog = Mutex<[String]?>(nil)
+    /// The C side of the log route: `MHDCallbacks.log` plus this context.
+    let cLogger: UnsafeMutablePointer<CMicroHTTPD_Logger>
+
+    init(options: HTTPDaemonOptions, handler: any HTTPHandler, onRequestCompleted: (@Sendable (HTTPRequestSummary) -> Void)?) {
+        self.handler = handler
+        self.onRequestCompleted = onRequestCompleted
+        self.logger = options.logger
+        self.summaryHeaders = options.summaryHeaders
+        self.requestBodyLimit = options.requestBodyLimit
+        self.cLogger = .allocate(capacity: 1)
+        self.cLogger.initialize(to: CMicroHTTPD_Logger(sink: MHDCallbacks.log, context: nil))
+        self.cLogger.pointee.context = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    deinit {
+        cLogger.deallocate()
+    }
+
+    func beginCapturingLog() {
+        startupLog.withLock { $0 = [] }
+    }
+
+    func endCapturingLog() -> [String] {
+        startupLog.withLock { log in
+            defer { log = nil }
+            return log ?? []
+        }
+    }
+
+    func log(_ line: String) {
+        startupLog.withLock { log in log?.append(line) }
+        logger?(line)
+    }
+}
+
+/// Per-request state, created when the request line arrives (URI log callback), stored in
+/// libmicrohttpd's `*con_cls`, released in the completion callback.
+final class RequestContext {
+    let rawTarget: String
+    let startNanos: UInt64
+    /// False until the access handler's first call (headers received) has returned.
+    var headersReceived = false
+    var method = ""
+    var httpVersion = ""
+    var status = 0
+    var bodyBytes = 0
+    var uploadedBytes = 0
+    var summaryHeaders: [(name: String, value: String)] = []
+
+    init(rawTarget: String, startNanos: UInt64) {
+        self.rawTarget = rawTarget
+        self.startNanos = startNanos
+    }
+}
+
+/// The C callbacks handed to libmicrohttpd. They capture nothing and reach their state
+/// through the `void *` argument; they are `static let`s outside `main.swift`, so they are
+/// not main-actor isolated and may run on libmicrohttpd's threads.
+enum MHDCallbacks {
+    /// `MHD_OPTION_URI_LOG_CALLBACK`: the request line has been read. Copies the target exactly
+    /// as sent (MHD splits and unescapes its own copy later) and returns the per-request
+    /// context, which MHD stores in `*con_cls`.
+    static let requestStarted: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+        cls, uri, _ in
+        guard let cls else { return nil }
+        let daemon = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
+        daemon.inFlight.add(1, ordering: .relaxed)
+        let request = RequestContext(rawTarget: uri.map { String(cString: $0) } ?? "", startNanos: monotonicNanos())
+        return Unmanaged.passRetained(request).toOpaque()
+    }
+
+    /// `MHD_OPTION_UNESCAPE_CALLBACK`: leave MHD's copy of the URL and arguments as sent (the
+    /// handler reads `rawTarget`; skipping MHD's decoding also saves the work).
+    static let keepEscaped: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = {
+        _, _, string in
+        guard let string else { return 0 }
+        return strlen(string)
+    }
+
+    /// The access handler. First call (headers received): return YES without queueing — queueing
+    /// now would make MHD close the connection after the reply. Calls with upload data: drain it.
+    /// Last call (`*upload_data_size == 0`): run the Swift handler and queue its response.
+    static let access: MHD_AccessHandlerCallback = {
+        cls, connection, url, method, version, _, uploadDataSize, conCls in
+        guard let cls, let connection, let conCls, let uploadDataSize else { return .NO }
+        let daemon = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
+
+        let request: RequestContext
+        if let existing = conCls.pointee {
+            request = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+        } else {
+            // Only if MHD skipped the URI log callback; fall back to its (unescaped-free) URL.
+            daemon.inFlight.add(1, ordering: .relaxed)
+            request = RequestContext(rawTarget: url.map { String(cString: $0) } ?? "", startNanos: monotonicNanos())
+            conCls.pointee = Unmanaged.passRetained(request).toOpaque()
+        }
+
+        if !request.headersReceived {
+            request.headersReceived = true
+            request.method = method.map { String(cString: $0) } ?? ""
+            request.httpVersion = version.map { String(cString: $0) } ?? ""
+            return .YES
+        }
+        if uploadDataSize.pointee != 0 {
+            request.uploadedBytes += uploadDataSize.pointee
+            uploadDataSize.pointee = 0
+            return request.uploadedBytes > daemon.requestBodyLimit ? .NO : .YES
+        }
+
+        let httpRequest = HTTPRequest(
+            connection: connection, method: request.method, rawTarget: request.rawTarget, httpVersion: request.httpVersion)
+        if daemon.onRequestCompleted != nil && !daemon.summaryHeaders.isEmpty {
+            request.summaryHeaders = daemon.summaryHeaders.compactMap { name in
+                httpRequest.header(name).map { (name: name, value: $0) }
+            }
+        }
+        let response = daemon.handler.handle(httpRequest)
+        return queue(response, on: connection, for: request, closing: daemon.quiescing.load(ordering: .relaxed))
+    }
+
+    /// `MHD_OPTION_NOTIFY_COMPLETED`: the response is sent (or the request failed). Reports the
+    /// request to the completion hook and frees its context.
+    static let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, conCls, termination in
+        guard let cls, let conCls, let pointer = conCls.pointee else { return }
+        conCls.pointee = nil
+        let request = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
+        let daemon = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
+        if let hook = daemon.onRequestCompleted {
+            let status = request.status != 0 ? request.status : connection.map { Int(CMicroHTTPD_get_http_status($0)) } ?? 0
+            let peer = connection.flatMap { CMicroHTTPD_get_client_address($0) }.map { SocketAddress.text(of: $0) } ?? ""
+            hook(HTTPRequestSummary(
+                method: request.method,
+                rawTarget: request.rawTarget,
+                httpVersion: request.httpVersion,
+                peerAddress: peer,
+                status: status,
+                bodyBytes: request.bodyBytes,
+                durationNanos: monotonicNanos() &- request.startNanos,
+                outcome: HTTPRequestSummary.Outcome(termination),
+                headers: request.summaryHeaders))
+        }
+        daemon.inFlight.subtract(1, ordering: .releasing)
+    }
+
+    /// `MHD_OPTION_EXTERNAL_LOGGER` sink (formatted by the C shim).
+    static let log: CMicroHTTPD_LogSink = { cls, message in
+        guard let cls, let message else { return }
+        let daemon = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
+        var line = String(cString: message)
+        while let last = line.last, last.isNewline || last == " " { line.removeLast() }
+        daemon.log(line)
+    }
+
+    // MARK: -
+
+    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, for request: RequestContext, closing: Bool) -> MHD_Result {
+        let isHead = request.method == "HEAD"
+        switch response {
+        case let .prepared(prepared):
+            request.status = prepared.status
+            request.bodyBytes = isHead ? 0 : prepared.bodyCount
+            if !closing {
+                return MHD_queue_response(connection, UInt32(prepared.status), prepared.response)
+            }
+            // Draining: the shared response must not change, so send a copy that closes.
+            return prepared.withBodyBytes { body in
+                queueCopy(status: prepared.status, headers: prepared.headers, body: body, closing: true, on: connection)
+            }
+        case let .dynamic(status, headers, body):
+            guard (100...999).contains(status) else { return .NO }
+            request.status = status
+            request.bodyBytes = isHead ? 0 : body.count
+            return body.withUnsafeBytes { bytes in
+                queueCopy(status: status, headers: headers, body: bytes, closing: closing, on: connection)
+            }
+        }
+    }
+
+    private static func queueCopy(
+        status: Int, headers: [(String, String)], body: UnsafeRawBufferPointer, closing: Bool, on connection: OpaquePointer
+    ) -> MHD_Result {
+        guard let response = MHD_create_response_from_buffer(body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), .RESPMEM_MUST_COPY) else {
+            return .NO
+        }
+        defer { MHD_destroy_response(response) }
+        for (name, value) in headers {
+            _ = MHD_add_response_header(response, name, value)
+        }
+        if closing {
+            _ = MHD_add_response_header(response, "Connection", "close")
+        }
+        return MHD_queue_response(connection, UInt32(status), response)
+    }
+}
+
+extension HTTPRequestSummary.Outcome {
+    init(_ termination: MHD_RequestTerminationCode) {
+        switch termination {
+        case .REQUEST_TERMINATED_COMPLETED_OK: self = .completed
+        case .REQUEST_TERMINATED_TIMEOUT_REACHED: self = .timeout
+        case .REQUEST_TERMINATED_DAEMON_SHUTDOWN: self = .shutdown
+        case .REQUEST_TERMINATED_READ_ERROR, .REQUEST_TERMINATED_CLIENT_ABORT: self = .clientAbort
+        default: self = .error
+        }
+    }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds.
+@inline(__always)
+func monotonicNanos() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+}

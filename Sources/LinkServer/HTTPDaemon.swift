@@ -1,0 +1,201 @@
+import CMicroHTTPD
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An HTTP/1.1 server on libmicrohttpd: one MHD daemon per listen address, each with
+/// `threads` internal polling threads (`poll`, not `epoll`) that call the handler.
+///
+/// Graceful shutdown: `quiesce()` (stop accepting; later responses close their connection),
+/// wait until `inFlightRequests()` is 0 or a deadline passes, then `stop()` — or call
+/// `shutdown(gracePeriod:)`, which does exactly that.
+public final class HTTPDaemon: Sendable {
+    /// The addresses actually bound, in the order given; port 0 replaced by the port the OS picked.
+    public let boundAddresses: [ListenAddress]
+
+    private let context: DaemonContext
+    private let state: Mutex<State>
+
+    private struct State: ~Copyable {
+        var daemons: [OpaquePointer]
+        /// Listening sockets handed back by `MHD_quiesce_daemon`; closed by `stop()`.
+        var quiescedSockets: [Int32] = []
+    }
+
+    /// Starts listening on every address in `options.listen`. When one address fails, the ones
+    /// already started are stopped and the error names the address and the cause.
+    ///
+    /// - Parameter onRequestCompleted: called on a daemon thread after each request (also for
+    ///   requests libmicrohttpd rejected itself); keep it short.
+    public init(
+        options: HTTPDaemonOptions,
+        handler: any HTTPHandler,
+        onRequestCompleted: (@Sendable (HTTPRequestSummary) -> Void)? = nil
+    ) throws(HTTPDaemonError) {
+        try options.validate()
+        let context = DaemonContext(options: options, handler: handler, onRequestCompleted: onRequestCompleted)
+        var daemons: [OpaquePointer] = []
+        var bound: [ListenAddress] = []
+        for address in options.listen {
+            do {
+                let daemon = try Self.start(address, options: options, context: context)
+                daemons.append(daemon)
+                var actual = address
+                actual.port = CMicroHTTPD_get_bind_port(daemon)
+                bound.append(actual)
+            } catch {
+                for daemon in daemons { MHD_stop_daemon(daemon) }
+                throw error
+            }
+        }
+        self.context = context
+        self.boundAddresses = bound
+        self.state = Mutex(State(daemons: daemons))
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Stops accepting new connections on every address; the port is released at once, so
+    /// new clients get "connection refused". Requests in flight are finished, and every
+    /// response sent from now on carries `Connection: close`. Idempotent.
+    public func quiesce() {
+        context.quiescing.store(true, ordering: .releasing)
+        state.withLock { state in
+            for daemon in state.daemons {
+                let socket = MHD_quiesce_daemon(daemon)
+                guard socket != MHD_INVALID_SOCKET else { continue }  // already quiesced
+                // Stop listening now but keep the descriptor number allocated until the polling
+                // threads have certainly dropped it (closed in `stop()`), so it cannot be reused
+                // under them.
+                _ = Glibc.shutdown(socket, Int32(SHUT_RDWR))
+                state.quiescedSockets.append(socket)
+            }
+        }
+    }
+
+    /// Open connections over all addresses (including idle keep-alive ones).
+    public func activeConnections() -> Int {
+        state.withLock { state in
+            state.daemons.reduce(0) { $0 + Int(CMicroHTTPD_get_current_connections($1)) }
+        }
+    }
+
+    /// Requests whose request line has been read and whose response is not finished yet.
+    public func inFlightRequests() -> Int {
+        context.inFlight.load(ordering: .acquiring)
+    }
+
+    /// Closes every connection and joins the daemon threads. Requests still open end with
+    /// `.shutdown`. Idempotent; also done on deinit.
+    public func stop() {
+        let (daemons, sockets) = state.withLock { state in
+            defer { state.daemons = []; state.quiescedSockets = [] }
+            return (state.daemons, state.quiescedSockets)
+        }
+        for daemon in daemons { MHD_stop_daemon(daemon) }
+        for socket in sockets { _ = close(socket) }
+    }
+
+    /// `quiesce()`, wait until no request is in flight or `gracePeriod` has passed, `stop()`.
+    /// Idle keep-alive connections do not delay it. Returns true when every request finished.
+    @discardableResult
+    public func shutdown(gracePeriod: Duration) -> Bool {
+        quiesce()
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: gracePeriod)
+        var drained = inFlightRequests() == 0
+        while !drained && clock.now < deadline {
+            usleep(5_000)
+            drained = inFlightRequests() == 0
+        }
+        stop()
+        return drained
+    }
+
+    // MARK: - Starting one MHD daemon
+
+    private static func start(
+        _ address: ListenAddress,
+        options: HTTPDaemonOptions,
+        context: DaemonContext
+    ) throws(HTTPDaemonError) -> OpaquePointer {
+        let socketAddress = try address.socketAddress()
+
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue
+            | MHD_USE_ITC.rawValue  // MHD_quiesce_daemon needs it with internal threads
+            | MHD_USE_ERROR_LOG.rawValue  // routed to DaemonContext.log, never to stderr
+        if address.isIPv6 {
+            flags |= address.dualStack ? MHD_USE_DUAL_STACK.rawValue : MHD_USE_IPv6.rawValue
+        }
+
+        let contextPointer = Unmanaged.passUnretained(context).toOpaque()
+        var items: [MHD_OptionItem] = [
+            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: options.connectionMemoryLimit, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: options.connectionLimit, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: options.connectionTimeoutSeconds, ptr_value: nil),
+            MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: options.perIPConnectionLimit, ptr_value: nil),
+            // Two-pointer options: the function goes in `value` as an intptr_t (MHD_OPTION_ARRAY rule).
+            MHD_OptionItem(
+                option: .URI_LOG_CALLBACK, value: unsafeBitCast(MHDCallbacks.requestStarted, to: Int.self),
+                ptr_value: contextPointer),
+            MHD_OptionItem(
+                option: .NOTIFY_COMPLETED, value: unsafeBitCast(MHDCallbacks.requestCompleted, to: Int.self),
+                ptr_value: contextPointer),
+            MHD_OptionItem(
+                option: .UNESCAPE_CALLBACK, value: unsafeBitCast(MHDCallbacks.keepEscaped, to: Int.self),
+                ptr_value: nil),
+        ]
+        if options.threads > 1 {
+            items.append(MHD_OptionItem(option: .THREAD_POOL_SIZE, value: options.threads, ptr_value: nil))
+        }
+        if let backlog = options.listenBacklog {
+            items.append(MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: backlog, ptr_value: nil))
+        }
+        if options.reusePort {
+            items.append(MHD_OptionItem(option: .LISTENING_ADDRESS_REUSE, value: 1, ptr_value: nil))
+        }
+
+        context.beginCapturingLog()
+        let daemon = socketAddress.withSockaddrPointer { sockaddrPointer, _ -> OpaquePointer? in
+            items.append(MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: UnsafeMutableRawPointer(mutating: sockaddrPointer)))
+            items.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
+            return items.withUnsafeMutableBufferPointer { buffer in
+                CMicroHTTPD_start_daemon(flags, MHDCallbacks.access, contextPointer, context.cLogger, buffer.baseAddress)
+            }
+        }
+        let messages = context.endCapturingLog()
+        if let daemon { return daemon }
+
+        // libmicrohttpd does not report errno; bind a probe socket the same way to learn the cause.
+        let code = probeBind(socketAddress, dualStack: address.dualStack)
+        let cause: String
+        if code != 0 {
+            cause = HTTPDaemonError.bindCause(errno: code, address: address)
+        } else if let last = messages.last {
+            cause = "libmicrohttpd could not start: \(last)"
+        } else {
+            cause = "libmicrohttpd could not start (no further detail)"
+        }
+        throw .cannotListen(address, cause: cause)
+    }
+
+    /// Binds (and closes) a socket like libmicrohttpd does; returns errno, or 0 when it would bind.
+    private static func probeBind(_ address: SocketAddress, dualStack: Bool) -> Int32 {
+        let socket = Glibc.socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socket >= 0 else { return errno }
+        defer { _ = close(socket) }
+        var on: Int32 = 1
+        _ = setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        if address.family == AF_INET6 {
+            var v6Only: Int32 = dualStack ? 0 : 1
+            _ = setsockopt(socket, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &v6Only, socklen_t(MemoryLayout<Int32>.size))
+        }
+        let result = address.withSockaddrPointer { bind(socket, $0, $1) }
+        return result == 0 ? 0 : errno
+    }
+}

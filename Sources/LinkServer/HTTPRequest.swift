@@ -1,0 +1,110 @@
+import CMicroHTTPD
+
+/// One HTTP request, as the handler sees it.
+///
+/// A request read from a socket is only valid during `HTTPHandler.handle(_:)`: header and peer
+/// lookups go to libmicrohttpd's connection, lazily, when asked. Do not keep it beyond the call
+/// (it is deliberately not `Sendable`). For tests without a socket, use
+/// `init(method:rawTarget:httpVersion:headers:peerAddress:)`.
+public struct HTTPRequest {
+    /// The method exactly as sent: `GET`, `HEAD`, `POST`, …
+    public let method: String
+    /// The request-target exactly as sent — path and query, not unescaped, not normalised:
+    /// `/a%2Fb/c%20d?x=%26&y`.
+    public let rawTarget: String
+    /// `HTTP/1.1`, `HTTP/1.0`.
+    public let httpVersion: String
+
+    private let source: Source
+
+    private enum Source {
+        case connection(OpaquePointer)
+        case fixed(headers: [(name: String, value: String)], peerAddress: String)
+    }
+
+    init(connection: OpaquePointer, method: String, rawTarget: String, httpVersion: String) {
+        self.method = method
+        self.rawTarget = rawTarget
+        self.httpVersion = httpVersion
+        self.source = .connection(connection)
+    }
+
+    /// A request that is not backed by a connection, for tests and for handlers called directly.
+    public init(
+        method: String = "GET",
+        rawTarget: String,
+        httpVersion: String = "HTTP/1.1",
+        headers: [(name: String, value: String)] = [],
+        peerAddress: String = "127.0.0.1"
+    ) {
+        self.method = method
+        self.rawTarget = rawTarget
+        self.httpVersion = httpVersion
+        self.source = .fixed(headers: headers, peerAddress: peerAddress)
+    }
+
+    /// The path part of `rawTarget` (before `?`), still percent-encoded.
+    public var rawPath: Substring {
+        guard let question = rawTarget.utf8.firstIndex(of: UInt8(ascii: "?")) else { return rawTarget[...] }
+        return rawTarget[..<question]
+    }
+
+    /// The query part of `rawTarget` (after the first `?`), still percent-encoded; nil without `?`.
+    public var rawQuery: Substring? {
+        guard let question = rawTarget.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        return rawTarget[rawTarget.index(after: question)...]
+    }
+
+    /// True for `HEAD` (libmicrohttpd sends the headers of the response, without its body).
+    public var isHead: Bool { method == "HEAD" }
+
+    /// The first value of the header `name`, compared case-insensitively; nil when absent.
+    public func header(_ name: String) -> String? {
+        switch source {
+        case let .connection(connection):
+            guard let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) else { return nil }
+            return String(cString: value)
+        case let .fixed(headers, _):
+            return headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        }
+    }
+
+    /// Every value of the header `name`, in the order received (e.g. repeated `X-Forwarded-For`).
+    public func headerValues(_ name: String) -> [String] {
+        headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+    }
+
+    /// All request headers in the order received.
+    public var headers: [(name: String, value: String)] {
+        switch source {
+        case let .connection(connection):
+            var collected: [(name: String, value: String)] = []
+            withUnsafeMutablePointer(to: &collected) { pointer in
+                _ = MHD_get_connection_values(connection, .HEADER_KIND, HTTPRequest.collectHeader, pointer)
+            }
+            return collected
+        case let .fixed(headers, _):
+            return headers
+        }
+    }
+
+    /// The client's IP address as text (`127.0.0.1`, `::1`); IPv4-mapped IPv6 shown as IPv4.
+    /// Behind a reverse proxy this is the proxy.
+    public var peerAddress: String {
+        switch source {
+        case let .connection(connection):
+            guard let address = CMicroHTTPD_get_client_address(connection) else { return "" }
+            return SocketAddress.text(of: address)
+        case let .fixed(_, peerAddress):
+            return peerAddress
+        }
+    }
+
+    /// Appends one header to the `[(name, value)]` array behind `cls`.
+    private static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
+        guard let cls, let key else { return .YES }
+        let headers = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
+        headers.pointee.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+        return .YES
+    }
+}

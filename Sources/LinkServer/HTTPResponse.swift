@@ -1,0 +1,56 @@
+/// What a handler answers.
+public enum HTTPResponse: Sendable {
+    /// A response built once (e.g. per configuration snapshot) and reused across requests and threads.
+    case prepared(PreparedResponse)
+    /// A response built for this request; the body is copied into libmicrohttpd once.
+    /// `Content-Length` and `Date` are added by libmicrohttpd.
+    case dynamic(status: Int, headers: [(String, String)], body: [UInt8])
+
+    /// The status code this response is sent with.
+    public var status: Int {
+        switch self {
+        case let .prepared(prepared): prepared.status
+        case let .dynamic(status, _, _): status
+        }
+    }
+
+    /// The response headers (without those libmicrohttpd adds: `Content-Length`, `Date`, `Connection`).
+    public var headers: [(String, String)] {
+        switch self {
+        case let .prepared(prepared): prepared.headers
+        case let .dynamic(_, headers, _): headers
+        }
+    }
+
+    /// The response body (for a `HEAD` request libmicrohttpd sends only its length).
+    public var body: [UInt8] {
+        switch self {
+        case let .prepared(prepared): prepared.body
+        case let .dynamic(_, _, body): body
+        }
+    }
+
+    /// The first value of response header `name`, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+}
+
+/// Answers every request. Called on libmicrohttpd's threads, concurrently: keep it a pure
+/// function of immutable state and the request.
+public protocol HTTPHandler: Sendable {
+    func handle(_ request: HTTPRequest) -> HTTPResponse
+}
+
+/// An `HTTPHandler` from a closure.
+public struct HTTPHandlerFunction: HTTPHandler {
+    private let body: @Sendable (HTTPRequest) -> HTTPResponse
+
+    public init(_ body: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        self.body = body
+    }
+
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        body(request)
+    }
+}
