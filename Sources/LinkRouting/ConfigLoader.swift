@@ -1,0 +1,231 @@
+// Reading a config file: JSON5 (comments, trailing commas, unquoted keys) through Foundation's
+// JSONDecoder, with every failure turned into a Diagnostic that names the file, the config path,
+// the value and the fix — including keys the model does not know (a typo like `bundleId` would
+// otherwise be silently ignored).
+
+import Foundation
+
+public enum ConfigLoader {
+    /// `LINKWELL_CONFIG`, else `config/linkwell.json5`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let p = environment["LINKWELL_CONFIG"], !p.isEmpty { return p }
+        return "config/linkwell.json5"
+    }
+
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var diagnostics: [Diagnostic]
+        public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+    }
+
+    /// Reads and decodes a file. Unknown keys are warnings; everything else that stops decoding is an error.
+    public static func load(path: String) throws(Failure) -> (config: LinkwellConfig, warnings: [Diagnostic]) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read (check its permissions)" : "does not exist"
+            throw Failure(diagnostics: [
+                Diagnostic(
+                    .error, file: path, at: "(file)", "the config file \(reason)",
+                    fix: "pass the right file with --config PATH or LINKWELL_CONFIG; the shipped default is config/linkwell.json5")
+            ])
+        }
+        return try decode(data, file: path)
+    }
+
+    public static func decode(_ data: Data, file: String) throws(Failure) -> (config: LinkwellConfig, warnings: [Diagnostic]) {
+        let decoder = JSONDecoder()
+        decoder.allowsJSON5 = true
+        let config: LinkwellConfig
+        do {
+            config = try decoder.decode(LinkwellConfig.self, from: data)
+        } catch let error as DecodingError {
+            throw Failure(diagnostics: [diagnostic(for: error, file: file)])
+        } catch {
+            throw Failure(diagnostics: [Diagnostic(.error, file: file, at: "(file)", "cannot be decoded: \(error)")])
+        }
+        var warnings: [Diagnostic] = []
+        if let tree = try? decoder.decode(KeyTree.self, from: data) {
+            unknownKeys(in: tree, shape: ConfigShape.root, path: "", file: file, into: &warnings)
+        }
+        return (config, warnings)
+    }
+
+    static func render(_ codingPath: [any CodingKey]) -> String {
+        var s = ""
+        for key in codingPath {
+            if let i = key.intValue {
+                s += "[\(i)]"
+            } else {
+                s += s.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return s.isEmpty ? "(top level)" : s
+    }
+
+    static func diagnostic(for error: DecodingError, file: String) -> Diagnostic {
+        switch error {
+        case let .keyNotFound(key, context):
+            let at = render(context.codingPath)
+            return Diagnostic(
+                .error, file: file, at: at, "'\(key.stringValue)' is required here but missing",
+                fix: "add \"\(key.stringValue)\": … to \(at) (see docs/configuration.md)")
+        case let .typeMismatch(type, context):
+            let at = render(context.codingPath)
+            return Diagnostic(
+                .error, file: file, at: at, "expected \(describe(type)) here",
+                fix: "write \(at) as \(describe(type)) (see docs/configuration.md)")
+        case let .valueNotFound(type, context):
+            let at = render(context.codingPath)
+            return Diagnostic(.error, file: file, at: at, "expected \(describe(type)), found null", fix: "give \(at) a value or remove it")
+        case let .dataCorrupted(context):
+            let at = render(context.codingPath)
+            var detail = context.debugDescription
+            if let underlying = context.underlyingError {
+                let text = "\(underlying)"
+                if let range = text.range(of: "line \\d+, column \\d+", options: .regularExpression) {
+                    detail += " (\(text[range]))"
+                } else if detail.isEmpty {
+                    detail = text
+                }
+            }
+            if at == "(top level)" {
+                return Diagnostic(
+                    .error, file: file, at: at, "the file is not valid JSON5: \(detail)",
+                    fix: "fix the syntax at the position given; JSON5 allows comments, trailing commas and unquoted keys")
+            }
+            return Diagnostic(.error, file: file, at: at, "invalid value: \(detail)", fix: "see docs/configuration.md for the allowed values")
+        @unknown default:
+            return Diagnostic(.error, file: file, at: "(file)", "\(error)")
+        }
+    }
+
+    static func describe(_ type: Any.Type) -> String {
+        let name = String(describing: type)
+        if name.hasPrefix("Array") { return "a list [ … ]" }
+        if name.hasPrefix("Dictionary") || name.hasSuffix("Config") || name.hasSuffix("Settings") || name.hasSuffix("Options") {
+            return "an object { … }"
+        }
+        switch name {
+        case "String": return "a string"
+        case "Bool": return "true or false"
+        case "Int", "Double": return "a number"
+        default: return name
+        }
+    }
+
+    // MARK: Unknown keys
+
+    indirect enum ConfigShape: Sendable {
+        case object([String: ConfigShape])
+        case list(ConfigShape)
+        case map(ConfigShape)  // free keys, each value of one shape
+        case any
+
+        static let fallback: ConfigShape = .object(["ios": .any, "android": .any, "desktop": .any, "web": .any])
+        static let route: ConfigShape = .object([
+            "name": .any, "path": .any, "query": .map(.object(["required": .any])), "fragment": .any,
+            "params": .map(.object(["oneOf": .any])), "apps": .any, "fallback": fallback,
+            "preview": .object(["title": .any, "description": .any, "image": .any]), "comment": .any,
+            // exclusions share the list
+            "exclude": .any,
+        ])
+        static let site: ConfigShape = .object([
+            "name": .any, "domains": .any, "default": .any, "website": .any,
+            "ios": .list(
+                .object([
+                    "id": .any, "name": .any, "teamID": .any, "bundleID": .any, "appStoreID": .any, "schemes": .any,
+                    "webcredentials": .any, "activityContinuation": .any, "appClipBundleID": .any,
+                ])),
+            "android": .list(
+                .object([
+                    "id": .any, "name": .any, "package": .any, "fingerprints": .any, "schemes": .any,
+                    "loginCredentials": .any, "webTargets": .any,
+                ])),
+            "aasa": .object(["format": .any]),
+            "routes": .list(route),
+            "fallback": fallback,
+            "notFound": .object(["redirect": .any]),
+            "landing": .object(["appName": .any, "icon": .any, "themeColor": .any, "templatesDir": .any]),
+        ])
+        static let server: ConfigShape = .object([
+            "listen": .any, "admin": .any, "threads": .any, "trustedProxies": .any, "associationCacheControl": .any,
+            "connectionLimit": .any, "perIPConnectionLimit": .any, "connectionTimeoutSeconds": .any,
+            "requestHeaderMemoryBytes": .any, "shutdownDeadlineSeconds": .any, "logQueryStrings": .any, "publicDir": .any,
+        ])
+        static let root: ConfigShape = .object(["$schema": .any, "server": server, "sites": .list(site)])
+    }
+
+    /// The document's key structure, decoded with the same JSON5 reader.
+    enum KeyTree: Decodable {
+        case object([String: KeyTree])
+        case list([KeyTree])
+        case leaf
+
+        struct AnyKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
+                var members: [String: KeyTree] = [:]
+                for key in keyed.allKeys { members[key.stringValue] = try keyed.decode(KeyTree.self, forKey: key) }
+                self = .object(members)
+            } else if var list = try? decoder.unkeyedContainer() {
+                var items: [KeyTree] = []
+                while !list.isAtEnd { items.append(try list.decode(KeyTree.self)) }
+                self = .list(items)
+            } else {
+                self = .leaf
+            }
+        }
+    }
+
+    static func unknownKeys(in value: KeyTree, shape: ConfigShape, path: String, file: String, into out: inout [Diagnostic]) {
+        switch shape {
+        case .any:
+            return
+        case let .list(element):
+            guard case let .list(array) = value else { return }
+            for (i, v) in array.enumerated() { unknownKeys(in: v, shape: element, path: "\(path)[\(i)]", file: file, into: &out) }
+        case let .map(element):
+            guard case let .object(dict) = value else { return }
+            for (k, v) in dict { unknownKeys(in: v, shape: element, path: path.isEmpty ? k : "\(path).\(k)", file: file, into: &out) }
+        case let .object(fields):
+            guard case let .object(dict) = value else { return }
+            for key in dict.keys.sorted() {
+                let here = path.isEmpty ? key : "\(path).\(key)"
+                if let sub = fields[key] {
+                    unknownKeys(in: dict[key]!, shape: sub, path: here, file: file, into: &out)
+                } else {
+                    let suggestion = closest(key, in: Array(fields.keys))
+                    out.append(
+                        Diagnostic(
+                            .warning, file: file, at: here, "unknown key '\(key)' is ignored",
+                            fix: suggestion.map { "did you mean '\($0)'?" } ?? "remove it; the keys allowed here are \(fields.keys.sorted().joined(separator: ", "))"))
+                }
+            }
+        }
+    }
+
+    /// The known key closest to a typo (case-insensitive edit distance ≤ 2).
+    static func closest(_ key: String, in candidates: [String]) -> String? {
+        func distance(_ a: [Character], _ b: [Character]) -> Int {
+            var prev = Array(0...b.count)
+            for i in 1...max(a.count, 1) where !a.isEmpty {
+                var cur = [i] + Array(repeating: 0, count: b.count)
+                for j in stride(from: 1, through: b.count, by: 1) {
+                    cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                }
+                prev = cur
+            }
+            return prev[b.count]
+        }
+        let k = Array(key.lowercased())
+        let scored = candidates.map { ($0, distance(k, Array($0.lowercased()))) }.filter { $0.1 <= 2 }
+        return scored.min { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }?.0
+    }
+}

@@ -1,0 +1,254 @@
+// Percent-encoding and a minimal URL splitter. The parser works on the URL text as a browser
+// sends it (Apple's matcher compares encoded text), so nothing here goes through Foundation's
+// URL, whose normalisations differ between platforms and releases.
+
+public enum PercentEncoding {
+    /// RFC 3986 unreserved characters: never encoded.
+    @inline(__always)
+    static func isUnreserved(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            return true
+        default: return false
+        }
+    }
+
+    /// Characters a path literal may hold unencoded (pchar minus `%`, plus nothing that AASA or
+    /// Android read as a wildcard).
+    @inline(__always)
+    static func isPathLiteralSafe(_ b: UInt8) -> Bool {
+        if isUnreserved(b) { return true }
+        switch b {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+            UInt8(ascii: ")"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
+            UInt8(ascii: ":"), UInt8(ascii: "@"):
+            return true
+        default: return false
+        }
+    }
+
+    static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    /// Encodes every byte that is not unreserved, with upper-case hex (what browsers send).
+    /// A value that is exactly `.` or `..` is encoded whole, so no browser resolves it as a dot segment.
+    public static func encodeComponent(_ s: String) -> String {
+        if s == "." { return "%2E" }
+        if s == ".." { return "%2E%2E" }
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count)
+        for b in s.utf8 {
+            if isUnreserved(b) {
+                out.append(b)
+            } else {
+                out.append(UInt8(ascii: "%"))
+                out.append(hexDigits[Int(b >> 4)])
+                out.append(hexDigits[Int(b & 0xF)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Canonical wire form of a path literal: keeps safe characters, upper-cases existing
+    /// escapes, encodes everything else (non-ASCII as UTF-8).
+    public static func canonicalPathLiteral(_ s: String) -> String {
+        let bytes = Array(s.utf8)
+        var out: [UInt8] = []
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == UInt8(ascii: "%"), i + 2 < bytes.count, hexValue(bytes[i + 1]) != nil, hexValue(bytes[i + 2]) != nil {
+                out.append(b)
+                out.append(upper(bytes[i + 1]))
+                out.append(upper(bytes[i + 2]))
+                i += 3
+                continue
+            }
+            if isPathLiteralSafe(b) {
+                out.append(b)
+            } else {
+                out.append(UInt8(ascii: "%"))
+                out.append(hexDigits[Int(b >> 4)])
+                out.append(hexDigits[Int(b & 0xF)])
+            }
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Percent-encodes raw non-ASCII bytes and spaces/controls in a URL as a browser would before
+    /// sending it; existing escapes and ASCII punctuation are kept as they are.
+    public static func browserNormalized(_ s: String) -> String {
+        var needs = false
+        for b in s.utf8 where b >= 0x80 || b <= 0x20 || b == 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "<") || b == UInt8(ascii: ">") {
+            needs = true
+            break
+        }
+        guard needs else { return s }
+        var out: [UInt8] = []
+        for b in s.utf8 {
+            if b >= 0x80 || b <= 0x20 || b == 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "<") || b == UInt8(ascii: ">") {
+                out.append(UInt8(ascii: "%"))
+                out.append(hexDigits[Int(b >> 4)])
+                out.append(hexDigits[Int(b & 0xF)])
+            } else {
+                out.append(b)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    @inline(__always)
+    static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    @inline(__always)
+    static func upper(_ b: UInt8) -> UInt8 {
+        (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "f")) ? b - 32 : b
+    }
+
+    /// Decodes `%XX` escapes; a `%` not followed by two hex digits stays as it is. `+` is kept
+    /// (URLComponents does not read it as a space either). Invalid UTF-8 becomes U+FFFD.
+    public static func decode<S: Collection>(_ s: S) -> String where S.Element == UInt8 {
+        var hasPercent = false
+        for b in s where b == UInt8(ascii: "%") {
+            hasPercent = true
+            break
+        }
+        if !hasPercent { return String(decoding: s, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(s.count)
+        var i = s.startIndex
+        while i != s.endIndex {
+            let b = s[i]
+            if b == UInt8(ascii: "%") {
+                let j = s.index(after: i)
+                if j != s.endIndex {
+                    let k = s.index(after: j)
+                    if k != s.endIndex, let hi = hexValue(s[j]), let lo = hexValue(s[k]) {
+                        out.append(hi << 4 | lo)
+                        i = s.index(after: k)
+                        continue
+                    }
+                }
+            }
+            out.append(b)
+            i = s.index(after: i)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public static func decode(_ s: String) -> String { decode(Array(s.utf8)) }
+}
+
+/// The parts of an absolute URL, as text exactly as written (nothing decoded).
+public struct URLParts: Sendable, Equatable {
+    /// Lower-cased.
+    public var scheme: String
+    /// Lower-cased, without port, user info or a trailing dot. Empty for `scheme:/path`.
+    public var host: String
+    public var port: Int?
+    /// Starts with `/`, or is empty.
+    public var path: String
+    public var query: String?
+    public var fragment: String?
+
+    public init(scheme: String, host: String, port: Int? = nil, path: String, query: String? = nil, fragment: String? = nil) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.path = path
+        self.query = query
+        self.fragment = fragment
+    }
+
+    /// Splits `scheme://authority/path?query#fragment`; nil when there is no scheme.
+    public init?(_ text: String) {
+        let normalized = PercentEncoding.browserNormalized(text)
+        let bytes = Array(normalized.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return nil }
+        let schemeBytes = bytes[..<colon]
+        guard let first = schemeBytes.first,
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20),
+            schemeBytes.allSatisfy({ b in
+                let l = b | 0x20
+                return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(l) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
+                    || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+            })
+        else { return nil }
+        scheme = String(decoding: schemeBytes, as: UTF8.self).lowercased()
+        var rest = bytes[(colon + 1)...]
+        // Fragment first, then query: '#' ends everything.
+        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) {
+            fragment = String(decoding: rest[(hash + 1)...], as: UTF8.self)
+            rest = rest[..<hash]
+        } else {
+            fragment = nil
+        }
+        if let q = rest.firstIndex(of: UInt8(ascii: "?")) {
+            query = String(decoding: rest[(q + 1)...], as: UTF8.self)
+            rest = rest[..<q]
+        } else {
+            query = nil
+        }
+        port = nil
+        if rest.starts(with: [UInt8(ascii: "/"), UInt8(ascii: "/")]) {
+            rest = rest.dropFirst(2)
+            let slash = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+            var authority = rest[..<slash]
+            if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[(at + 1)...] }
+            var hostBytes = authority
+            if authority.first == UInt8(ascii: "[") {
+                // IPv6 literal
+                if let close = authority.firstIndex(of: UInt8(ascii: "]")) {
+                    hostBytes = authority[authority.startIndex...close]
+                    let after = authority[(close + 1)...]
+                    if after.first == UInt8(ascii: ":") { port = Int(String(decoding: after.dropFirst(), as: UTF8.self)) }
+                } else {
+                    return nil
+                }
+            } else if let c = authority.lastIndex(of: UInt8(ascii: ":")) {
+                hostBytes = authority[..<c]
+                let portText = String(decoding: authority[(c + 1)...], as: UTF8.self)
+                if !portText.isEmpty {
+                    guard let p = Int(portText), (0...65535).contains(p) else { return nil }
+                    port = p
+                }
+            }
+            var h = String(decoding: hostBytes, as: UTF8.self).lowercased()
+            if h.hasSuffix(".") { h.removeLast() }
+            host = h
+            path = String(decoding: rest[slash...], as: UTF8.self)
+        } else {
+            host = ""
+            path = String(decoding: rest, as: UTF8.self)
+        }
+    }
+}
+
+/// One `name=value` item of a query string, both still encoded.
+public struct RawQueryItem: Sendable, Equatable {
+    public var name: Substring
+    /// nil for an item without `=`.
+    public var value: Substring?
+
+    /// Splits on `&` (what Apple and URLComponents do); empty items are dropped.
+    public static func split(_ query: String) -> [RawQueryItem] {
+        var items: [RawQueryItem] = []
+        for part in query.split(separator: "&", omittingEmptySubsequences: true) {
+            if let eq = part.firstIndex(of: "=") {
+                items.append(RawQueryItem(name: part[..<eq], value: part[part.index(after: eq)...]))
+            } else {
+                items.append(RawQueryItem(name: part, value: nil))
+            }
+        }
+        return items
+    }
+}

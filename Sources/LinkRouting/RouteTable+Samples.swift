@@ -1,0 +1,112 @@
+// Example URLs drawn from a route: the ones it must accept and near misses it must not.
+// Validation uses them for its example URLs, `check` for its explanations, and the invariant
+// property test to compare the parser with the platform matchers.
+
+extension CompiledEntry {
+    /// Parameter values that fit the route: `oneOf` values, plain tokens, the given extra text.
+    public func sampleParameters(variant: Int = 0) -> [String: String] {
+        let tokens = ["a1", "Zed-42", "x_y.z~", "caf\u{E9} au lait", "50% off & more", "a?b#c=d+e", "日本語", "..", "p/q"]
+        var params: [String: String] = [:]
+        var k = variant
+        for seg in pattern.segments {
+            switch seg {
+            case .literal: break
+            case let .param(name, _, _, oneOf):
+                if let oneOf, !oneOf.isEmpty {
+                    params[name] = oneOf[k % oneOf.count]
+                } else {
+                    params[name] = tokens[k % tokens.count]
+                }
+                k += 1
+            case let .rest(name):
+                if name != "*" { params[name] = ["", "r1", "r1/r2", "deep/er/path"][k % 4] }
+                k += 1
+            }
+        }
+        for name in requiredQuery {
+            params[name] = tokens[k % tokens.count]
+            k += 1
+        }
+        return params
+    }
+}
+
+extension RouteTable {
+    /// Paths (encoded) for an entry: `accepted` the entry's pattern matches, `nearMisses` one
+    /// edit away from it (a segment more or less, an empty segment, a changed literal, a
+    /// trailing slash run).
+    public static func samplePaths(for entry: CompiledEntry, variants: Int = 4) -> (accepted: [String], nearMisses: [String]) {
+        var accepted: [String] = []
+        var near: [String] = []
+        for v in 0..<variants {
+            let params = entry.sampleParameters(variant: v)
+            var parts: [String] = []
+            for seg in entry.pattern.segments {
+                switch seg {
+                case let .literal(l): parts.append(l)
+                case let .param(name, prefix, suffix, _):
+                    parts.append(prefix + PercentEncoding.encodeComponent(params[name] ?? "v") + suffix)
+                case let .rest(name):
+                    let value = params[name] ?? "r1/r2"
+                    if !value.isEmpty {
+                        parts.append(contentsOf: value.split(separator: "/").map { PercentEncoding.encodeComponent(String($0)) })
+                    }
+                }
+            }
+            let path = "/" + parts.joined(separator: "/")
+            accepted.append(path)
+            if v == 0 {
+                accepted.append(path == "/" ? "/" : path + "/")
+                if !entry.pattern.hasRest {
+                    near.append(path == "/" ? "/extra" : path + "/extra")
+                    near.append(path == "/" ? "/x/y" : path + "/x/y")
+                }
+                if !parts.isEmpty {
+                    near.append("/" + parts.dropLast().joined(separator: "/"))
+                    near.append("/" + parts.joined(separator: "//"))
+                    near.append("/" + parts.map { $0.uppercased() == $0 ? $0.lowercased() : $0.uppercased() }.joined(separator: "/"))
+                    near.append("/" + parts.joined(separator: "/") + "//")
+                    near.append("//" + parts.joined(separator: "/"))
+                }
+                for (i, seg) in entry.pattern.segments.enumerated() {
+                    if case let .param(_, prefix, suffix, _) = seg {
+                        var p = parts
+                        p[i] = prefix + suffix  // empty value
+                        near.append("/" + p.joined(separator: "/"))
+                        p[i] = prefix + "a/b" + suffix  // a value spanning two segments
+                        near.append("/" + p.joined(separator: "/"))
+                        p[i] = prefix + "notlisted" + suffix
+                        near.append("/" + p.joined(separator: "/"))
+                    }
+                }
+            }
+        }
+        return (accepted, near.filter { !accepted.contains($0) })
+    }
+
+    /// Query strings to try with a route's paths: all required items, each one missing, empty,
+    /// repeated with an empty value, and extra unrelated items.
+    public static func sampleQueries(for entry: CompiledEntry) -> [String?] {
+        let params = entry.sampleParameters()
+        let full = entry.requiredQuery.map { "\($0)=\(PercentEncoding.encodeComponent(params[$0] ?? "v"))" }
+        var out: [String?] = [full.isEmpty ? nil : full.joined(separator: "&"), (full + ["utm_source=x"]).joined(separator: "&")]
+        for (i, name) in entry.requiredQuery.enumerated() {
+            var missing = full
+            missing.remove(at: i)
+            out.append(missing.isEmpty ? nil : missing.joined(separator: "&"))
+            var empty = full
+            empty[i] = "\(name)="
+            out.append(empty.joined(separator: "&"))
+            var bare = full
+            bare[i] = name
+            out.append(bare.joined(separator: "&"))
+            out.append((full + ["\(name)="]).joined(separator: "&"))
+            out.append((full + ["\(name)=second"]).joined(separator: "&"))
+        }
+        for name in entry.optionalQuery {
+            out.append((full + ["\(name)=opt"]).joined(separator: "&"))
+        }
+        var seen = Set<String>()
+        return out.filter { seen.insert($0 ?? "\u{0}").inserted }
+    }
+}

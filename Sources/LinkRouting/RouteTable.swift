@@ -1,0 +1,480 @@
+// The compiled route table: config → per-site entry lists and a path trie. `resolve` turns a
+// URL (https on a site's domain, or one of the apps' custom schemes) into a route and its
+// parameters; `RouteTable+Builder.swift` does the reverse.
+
+/// A route or an exclusion, compiled, with the apps it applies to.
+public struct CompiledEntry: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case route(RouteConfig)
+        case exclusion(ExclusionConfig)
+    }
+
+    /// Position in the site's `routes` list (its priority: lower wins).
+    public var index: Int
+    public var kind: Kind
+    public var pattern: PathPattern
+    /// App IDs (`TEAMID.bundle`) of the iOS apps this entry applies to.
+    public var iosAppIDs: [String]
+    /// Package names of the Android apps this entry applies to.
+    public var androidPackages: [String]
+    /// Query parameters, sorted by name.
+    public var requiredQuery: [String]
+    public var optionalQuery: [String]
+
+    public var isRoute: Bool { if case .route = kind { return true } else { return false } }
+    public var route: RouteConfig? { if case let .route(r) = kind { return r } else { return nil } }
+    public var exclusion: ExclusionConfig? { if case let .exclusion(e) = kind { return e } else { return nil } }
+
+    /// `route 'post'` or `exclusion '/post/drafts/*'`, for messages.
+    public var label: String {
+        switch kind {
+        case let .route(r): return "route '\(r.name)'"
+        case let .exclusion(e): return "exclusion '\(e.exclude)'"
+        }
+    }
+
+    public var fragmentParameter: String? { route?.fragment }
+    public var exclusionFragment: String? { exclusion?.fragment }
+}
+
+/// One site, compiled.
+public struct CompiledSite: Sendable {
+    public var index: Int
+    public var config: SiteConfig
+    /// `name`, or the canonical host.
+    public var name: String
+    /// The first exact domain: where built links point.
+    public var canonicalHost: String
+    public var exactDomains: [String]
+    /// `.example.com` for `*.example.com`.
+    public var wildcardSuffixes: [String]
+    public var entries: [CompiledEntry]
+    public var iosApps: [IOSAppConfig]
+    public var androidApps: [AndroidAppConfig]
+    /// Custom scheme (lower-cased) → the apps that registered it.
+    public var schemes: [String: (ios: [String], android: [String])]
+    let trie: PathTrie
+    let routeIndexByName: [String: Int]
+
+    public func entry(named route: String) -> CompiledEntry? {
+        routeIndexByName[route].map { entries[$0] }
+    }
+
+    public var routes: [CompiledEntry] { entries.filter(\.isRoute) }
+
+    /// True when `host` (lower-case, no port) is one of the site's domains or under a wildcard.
+    public func serves(host: String) -> Bool {
+        exactDomains.contains(host) || wildcardSuffixes.contains { host.hasSuffix($0) && host.count > $0.count }
+    }
+}
+
+/// What a URL is, according to the route table.
+public enum LinkResolution: Sendable, Equatable {
+    case matched(LinkMatch)
+    /// An exclusion decided: no app opens this URL.
+    case excluded(site: String, entryIndex: Int, pattern: String)
+    /// On one of the site's domains (or schemes) but no route matches.
+    case noRoute(site: String)
+    /// An https URL on a host no site lists.
+    case unknownHost(String)
+    /// Not https and not a custom scheme of any app, or not a URL at all.
+    case unsupported(String)
+
+    public var match: LinkMatch? { if case let .matched(m) = self { return m } else { return nil } }
+}
+
+public struct LinkMatch: Sendable, Equatable {
+    public var site: String
+    public var route: String
+    /// Decoded values by parameter name (path, query and fragment parameters that are present).
+    public var parameters: [String: String]
+    /// iOS app IDs that handle this link.
+    public var iosAppIDs: [String]
+    /// Android packages that handle this link.
+    public var androidPackages: [String]
+    public var entryIndex: Int
+
+    public init(site: String, route: String, parameters: [String: String], iosAppIDs: [String], androidPackages: [String], entryIndex: Int) {
+        self.site = site
+        self.route = route
+        self.parameters = parameters
+        self.iosAppIDs = iosAppIDs
+        self.androidPackages = androidPackages
+        self.entryIndex = entryIndex
+    }
+}
+
+/// Compilation problems (the config's own shape is checked by `RouteTable+Validation`).
+public struct RouteTableError: Error, Sendable, CustomStringConvertible {
+    public var diagnostics: [Diagnostic]
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}
+
+public struct RouteTable: Sendable {
+    public let config: LinkwellConfig
+    public let sites: [CompiledSite]
+    let hostIndex: [String: Int]
+    let wildcardIndex: [(suffix: String, site: Int)]
+    let schemeIndex: [String: Int]
+    let defaultSite: Int?
+
+    /// Compiles the config. Throws when a pattern does not compile or a route names an app the
+    /// site does not have; run `validate` for the full set of checks.
+    public init(config: LinkwellConfig) throws(RouteTableError) {
+        self.config = config
+        var diagnostics: [Diagnostic] = []
+        var sites: [CompiledSite] = []
+        var hostIndex: [String: Int] = [:]
+        var wildcardIndex: [(suffix: String, site: Int)] = []
+        var schemeIndex: [String: Int] = [:]
+        var defaultSite: Int? = config.sites.count == 1 ? 0 : nil
+        for (s, site) in config.sites.enumerated() {
+            let compiled = RouteTable.compile(site: site, index: s, diagnostics: &diagnostics)
+            for d in compiled.exactDomains where hostIndex[d] == nil { hostIndex[d] = s }
+            for w in compiled.wildcardSuffixes { wildcardIndex.append((w, s)) }
+            for scheme in compiled.schemes.keys where schemeIndex[scheme] == nil { schemeIndex[scheme] = s }
+            if site.isDefault == true, defaultSite == nil || config.sites.count == 1 { defaultSite = s }
+            sites.append(compiled)
+        }
+        if !diagnostics.isEmpty { throw RouteTableError(diagnostics: diagnostics) }
+        self.sites = sites
+        self.hostIndex = hostIndex
+        // Longest suffix first, so `*.eu.example.com` beats `*.example.com`.
+        self.wildcardIndex = wildcardIndex.sorted { $0.suffix.count > $1.suffix.count }
+        self.schemeIndex = schemeIndex
+        self.defaultSite = defaultSite
+    }
+
+    static func compile(site: SiteConfig, index s: Int, diagnostics: inout [Diagnostic]) -> CompiledSite {
+        let exact = site.domains.filter { !$0.hasPrefix("*.") }.map { $0.lowercased() }
+        let wild = site.domains.filter { $0.hasPrefix("*.") }.map { String($0.dropFirst(1)).lowercased() }
+        let canonical = exact.first ?? wild.first.map { String($0.dropFirst()) } ?? "localhost"
+        let ios = site.ios ?? []
+        let android = site.android ?? []
+        var schemes: [String: (ios: [String], android: [String])] = [:]
+        for app in ios { for sc in app.schemes ?? [] { schemes[sc.lowercased(), default: ([], [])].ios.append(app.appID) } }
+        for app in android { for sc in app.schemes ?? [] { schemes[sc.lowercased(), default: ([], [])].android.append(app.package) } }
+
+        var entries: [CompiledEntry] = []
+        var byName: [String: Int] = [:]
+        for (i, entry) in site.routes.enumerated() {
+            let where_ = "sites[\(s)].routes[\(i)]"
+            let apps: [String]?
+            let pattern: PathPattern
+            var required: [String] = []
+            var optional: [String] = []
+            let kind: CompiledEntry.Kind
+            do {
+                switch entry {
+                case let .route(r):
+                    apps = r.apps
+                    pattern = try PathPattern(parsing: r.path, params: r.params ?? [:])
+                    for (name, spec) in r.query ?? [:] {
+                        if spec.required == true { required.append(name) } else { optional.append(name) }
+                    }
+                    kind = .route(r)
+                case let .exclusion(e):
+                    apps = e.apps
+                    pattern = try PathPattern(parsing: e.exclude, allowTrailingStar: true)
+                    kind = .exclusion(e)
+                }
+            } catch {
+                let subject: String
+                let field: String
+                switch entry {
+                case let .route(r): subject = "route '\(r.name)'"; field = "path"
+                case .exclusion: subject = "exclusion"; field = "exclude"
+                }
+                diagnostics.append(
+                    Diagnostic(
+                        .error, at: "\(where_).\(field)", value: error.pattern,
+                        "\(subject): \(error.description)", fix: error.fix))
+                continue
+            }
+            var iosIDs: [String] = []
+            var packages: [String] = []
+            if let apps {
+                for (k, ref) in apps.enumerated() {
+                    if let a = ios.first(where: { $0.reference == ref || $0.bundleID == ref || $0.appID == ref }) {
+                        iosIDs.append(a.appID)
+                    } else if let a = android.first(where: { $0.reference == ref || $0.package == ref }) {
+                        packages.append(a.package)
+                    } else {
+                        let known = (ios.map(\.reference) + android.map(\.reference)).map { "'\($0)'" }.joined(separator: ", ")
+                        diagnostics.append(
+                            Diagnostic(
+                                .error, at: "\(where_).apps[\(k)]", value: ref,
+                                "\(entry.label) names the app '\(ref)', which the site does not have",
+                                fix: known.isEmpty ? "add the app under 'ios' or 'android' first" : "use one of \(known)"))
+                    }
+                }
+            } else {
+                iosIDs = ios.map(\.appID)
+                packages = android.map(\.package)
+            }
+            if case let .route(r) = entry, byName[r.name] == nil { byName[r.name] = entries.count }
+            entries.append(
+                CompiledEntry(
+                    index: i, kind: kind, pattern: pattern, iosAppIDs: iosIDs, androidPackages: packages,
+                    requiredQuery: required.sorted(), optionalQuery: optional.sorted()))
+        }
+        return CompiledSite(
+            index: s, config: site, name: site.name ?? canonical, canonicalHost: canonical, exactDomains: exact,
+            wildcardSuffixes: wild, entries: entries, iosApps: ios, androidApps: android, schemes: schemes,
+            trie: PathTrie(entries: entries), routeIndexByName: byName)
+    }
+
+    // MARK: Sites
+
+    /// The site for a Host header value (port and trailing dot ignored); with one site, or a
+    /// default site, every host gets one.
+    public func site(forHost rawHost: String, fallbackToDefault: Bool = true) -> CompiledSite? {
+        var host = Substring(rawHost)
+        if host.hasPrefix("[") {
+            if let close = host.firstIndex(of: "]") { host = host[...close] }
+        } else if let colon = host.lastIndex(of: ":") {
+            host = host[..<colon]
+        }
+        if host.hasSuffix(".") { host = host.dropLast() }
+        let h = host.lowercased()
+        if let i = hostIndex[h] { return sites[i] }
+        for w in wildcardIndex where h.hasSuffix(w.suffix) && h.count > w.suffix.count { return sites[w.site] }
+        // The wildcard's root (`example.com` for `*.example.com`) serves the files too.
+        for w in wildcardIndex where h == String(w.suffix.dropFirst()) { return sites[w.site] }
+        if fallbackToDefault, let d = defaultSite { return sites[d] }
+        return nil
+    }
+
+    public func site(named name: String) -> CompiledSite? {
+        sites.first { $0.name == name || $0.exactDomains.contains(name.lowercased()) }
+    }
+
+    // MARK: Resolution
+
+    /// Resolves an absolute URL: `https://<site domain>/…` or `<app scheme>://…`.
+    public func resolve(_ url: String) -> LinkResolution {
+        guard let parts = URLParts(url) else { return .unsupported("'\(url)' is not an absolute URL") }
+        if parts.scheme == "https" || parts.scheme == "http" {
+            guard let site = site(forHost: parts.host, fallbackToDefault: false) else { return .unknownHost(parts.host) }
+            return resolve(site: site, path: parts.path, query: parts.query, fragment: parts.fragment)
+        }
+        guard let s = schemeIndex[parts.scheme] else {
+            return .unsupported("'\(parts.scheme)' is neither https nor a custom scheme of any configured app")
+        }
+        let site = sites[s]
+        let path = RouteTable.customSchemePath(url: url, scheme: parts.scheme, site: site)
+        let apps = site.schemes[parts.scheme] ?? ([], [])
+        return resolve(site: site, path: path, query: parts.query, fragment: parts.fragment, restrictTo: apps)
+    }
+
+    /// `scheme://X/rest`: when X is one of the site's domains the path is `/rest`, otherwise `/X/rest`.
+    static func customSchemePath(url: String, scheme: String, site: CompiledSite) -> String {
+        var rest = Substring(PercentEncoding.browserNormalized(url))
+        rest = rest.dropFirst(scheme.utf8.count + 1)  // "scheme:"
+        if let cut = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<cut] }
+        guard rest.hasPrefix("//") else {
+            return rest.hasPrefix("/") ? String(rest) : "/" + rest
+        }
+        rest = rest.dropFirst(2)
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        let first = rest[..<slash]
+        let tail = rest[slash...]
+        var host = first.lowercased()
+        if let colon = host.lastIndex(of: ":"), Int(host[host.index(after: colon)...]) != nil { host = String(host[..<colon]) }
+        if first.isEmpty || site.serves(host: host) {
+            return tail.isEmpty ? "/" : String(tail)
+        }
+        return "/" + first + tail
+    }
+
+    /// Resolves a path (as sent, still encoded) on a known site.
+    public func resolve(
+        site: CompiledSite, path rawPath: String, query: String?, fragment: String?,
+        restrictTo apps: (ios: [String], android: [String])? = nil
+    ) -> LinkResolution {
+        let segments = RouteTable.segments(of: rawPath)
+        var candidates = site.trie.candidates(for: segments)
+        if candidates.isEmpty { return .noRoute(site: site.name) }
+        candidates.sort()
+        var excludedIOS = Set<String>()
+        var excludedAndroid = Set<String>()
+        lazy var items: [RawQueryItem] = query.map(RawQueryItem.split) ?? []
+        for c in candidates {
+            let entry = site.entries[c]
+            switch entry.kind {
+            case let .exclusion(e):
+                if let f = e.fragment, f != fragment { continue }
+                excludedIOS.formUnion(entry.iosAppIDs)
+                excludedAndroid.formUnion(entry.androidPackages)
+                let leftIOS = (apps?.ios ?? site.iosApps.map(\.appID)).filter { !excludedIOS.contains($0) }
+                let leftAndroid = (apps?.android ?? site.androidApps.map(\.package)).filter { !excludedAndroid.contains($0) }
+                if leftIOS.isEmpty && leftAndroid.isEmpty {
+                    return .excluded(site: site.name, entryIndex: entry.index, pattern: e.exclude)
+                }
+            case let .route(route):
+                guard var params = entry.pattern.bind(segments) else { continue }
+                var ok = true
+                for name in entry.requiredQuery {
+                    var found = false
+                    for item in items where item.name == name {
+                        guard let v = item.value, !v.isEmpty else {
+                            ok = false
+                            break
+                        }
+                        if !found { params[name] = PercentEncoding.decode(Array(v.utf8)) }
+                        found = true
+                    }
+                    if !found { ok = false }
+                    if !ok { break }
+                }
+                guard ok else { continue }
+                for name in entry.optionalQuery {
+                    if let item = items.first(where: { $0.name == name }) {
+                        params[name] = item.value.map { PercentEncoding.decode(Array($0.utf8)) } ?? ""
+                    }
+                }
+                if let f = route.fragment, let fragment { params[f] = PercentEncoding.decode(fragment) }
+                var ios = entry.iosAppIDs.filter { !excludedIOS.contains($0) }
+                var android = entry.androidPackages.filter { !excludedAndroid.contains($0) }
+                if let apps {
+                    ios = ios.filter(apps.ios.contains)
+                    android = android.filter(apps.android.contains)
+                }
+                if ios.isEmpty && android.isEmpty {
+                    if !excludedIOS.isEmpty || !excludedAndroid.isEmpty {
+                        return .excluded(site: site.name, entryIndex: entry.index, pattern: entry.pattern.source)
+                    }
+                    continue
+                }
+                return .matched(
+                    LinkMatch(
+                        site: site.name, route: route.name, parameters: params, iosAppIDs: ios, androidPackages: android,
+                        entryIndex: entry.index))
+            }
+        }
+        return .noRoute(site: site.name)
+    }
+
+    /// Splits a raw path into its raw segments. `""` and `"/"` have none; one trailing slash is
+    /// insignificant (as in AASA), so `/post/1/` is `/post/1`.
+    static func segments(of rawPath: String) -> [Substring] {
+        var p = Substring(rawPath)
+        if p.hasPrefix("/") { p = p.dropFirst() }
+        if p.hasSuffix("/") { p = p.dropLast() }
+        if p.isEmpty { return [] }
+        return p.split(separator: "/", omittingEmptySubsequences: false)
+    }
+}
+
+extension PathPattern {
+    /// Binds the pattern's parameters to raw URL segments; nil when it does not match.
+    func bind(_ segments: [Substring]) -> [String: String]? {
+        var params: [String: String] = [:]
+        for (i, seg) in self.segments.enumerated() {
+            switch seg {
+            case let .literal(l):
+                guard i < segments.count, segments[i] == l else { return nil }
+            case let .param(name, prefix, suffix, oneOf):
+                guard i < segments.count, let raw = PathTrie.paramValue(segments[i], prefix: prefix, suffix: suffix) else { return nil }
+                let value = PercentEncoding.decode(Array(raw.utf8))
+                if let oneOf, !oneOf.contains(value) { return nil }
+                params[name] = value
+            case let .rest(name):
+                let tail = segments.count > i ? segments[i...].joined(separator: "/") : ""
+                if name != "*" { params[name] = PercentEncoding.decode(Array(tail.utf8)) }
+                return params
+            }
+        }
+        return segments.count == self.segments.count ? params : nil
+    }
+}
+
+/// A trie over path segments: literal children by exact text, parameter edges, and the entries
+/// that end (or take the rest) at each node. Lookup cost depends on the URL's depth and the
+/// number of parameter branches, not on the number of routes.
+struct PathTrie: Sendable {
+    struct ParamEdge: Sendable {
+        var prefix: String
+        var suffix: String
+        var child: Int
+    }
+
+    struct Node: Sendable {
+        var literals: [Substring: Int] = [:]
+        var params: [ParamEdge] = []
+        var terminal: [Int] = []
+        var rest: [Int] = []
+    }
+
+    var nodes: [Node] = [Node()]
+
+    init(entries: [CompiledEntry]) {
+        for (e, entry) in entries.enumerated() {
+            var node = 0
+            for seg in entry.pattern.segments {
+                switch seg {
+                case let .literal(l):
+                    if let next = nodes[node].literals[Substring(l)] {
+                        node = next
+                    } else {
+                        nodes.append(Node())
+                        nodes[node].literals[Substring(l)] = nodes.count - 1
+                        node = nodes.count - 1
+                    }
+                case let .param(_, prefix, suffix, _):
+                    if let edge = nodes[node].params.first(where: { $0.prefix == prefix && $0.suffix == suffix }) {
+                        node = edge.child
+                    } else {
+                        nodes.append(Node())
+                        nodes[node].params.append(ParamEdge(prefix: prefix, suffix: suffix, child: nodes.count - 1))
+                        node = nodes.count - 1
+                    }
+                case .rest:
+                    nodes[node].rest.append(e)
+                    node = -1
+                }
+                if node < 0 { break }
+            }
+            if node >= 0 { nodes[node].terminal.append(e) }
+        }
+    }
+
+    @inline(__always)
+    static func paramValue(_ segment: Substring, prefix: String, suffix: String) -> Substring? {
+        guard segment.utf8.count > prefix.utf8.count + suffix.utf8.count,
+            segment.hasPrefix(prefix), segment.hasSuffix(suffix)
+        else { return nil }
+        return segment.dropFirst(prefix.count).dropLast(suffix.count)
+    }
+
+    /// Indices of every entry whose pattern shape matches the segments (oneOf and query are
+    /// checked by the caller, in priority order).
+    func candidates(for segments: [Substring]) -> [Int] {
+        var out: [Int] = []
+        collect(node: 0, depth: 0, segments: segments, into: &out)
+        return out
+    }
+
+    private func collect(node n: Int, depth: Int, segments: [Substring], into out: inout [Int]) {
+        let node = nodes[n]
+        out.append(contentsOf: node.rest)
+        if depth == segments.count {
+            out.append(contentsOf: node.terminal)
+            return
+        }
+        let seg = segments[depth]
+        if let next = node.literals[seg] { collect(node: next, depth: depth + 1, segments: segments, into: &out) }
+        for edge in node.params where PathTrie.paramValue(seg, prefix: edge.prefix, suffix: edge.suffix) != nil {
+            collect(node: edge.child, depth: depth + 1, segments: segments, into: &out)
+        }
+    }
+}
+
+extension RouteEntry {
+    var label: String {
+        switch self {
+        case let .route(r): return "route '\(r.name)'"
+        case let .exclusion(e): return "exclusion '\(e.exclude)'"
+        }
+    }
+}

@@ -1,0 +1,51 @@
+// The shape every subcommand shares: a spec (for help and parsing) and a run function.
+
+import Association
+import Foundation
+import LinkRouting
+
+enum LinkwellVersion {
+    static let string = "0.1.0"
+}
+
+protocol LinkwellCommand {
+    static var spec: CommandSpec { get }
+    static func run(_ args: Arguments) throws -> Int32
+}
+
+extension LinkwellCommand {
+    static func main(_ argv: [String]) -> Int32 {
+        do {
+            if argv.contains("--help") || argv.contains("-h") {
+                Output.out(spec.helpText)
+                return 0
+            }
+            return try run(try spec.parse(argv))
+        } catch let e as UsageError {
+            Output.err("Error: \(e.message)")
+            Output.err("Usage: \(spec.usage)\n  See 'linkwell \(spec.name) --help'.")
+            return 64
+        } catch let e as ExitStatus {
+            return e.code
+        } catch {
+            Output.err("Error: \(error)")
+            return 1
+        }
+    }
+
+    static var configOption: OptionSpec {
+        OptionSpec(name: "--config", valueName: "file", help: "Config file (default: $LINKWELL_CONFIG, else config/linkwell.json5).")
+    }
+
+    /// Loads and validates the config; on errors prints them and stops with status 1.
+    static func loadTable(_ args: Arguments) throws -> (RouteTable, ValidationReport) {
+        let path = args.value("--config") ?? ConfigLoader.defaultPath()
+        let report = ConfigValidator.validate(path: path)
+        guard let table = report.table else {
+            for d in report.errors { Output.err("Error: \(d)") }
+            Output.err("Error: \(path) has \(report.errors.count) error(s); run 'linkwell validate --config \(path)' for the full report.")
+            throw ExitStatus(code: 1)
+        }
+        return (table, report)
+    }
+}

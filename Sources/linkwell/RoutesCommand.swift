@@ -1,0 +1,52 @@
+// linkwell routes — the route table as a table.
+
+import Foundation
+import LinkRouting
+
+enum RoutesCommand: LinkwellCommand {
+    static let spec = CommandSpec(
+        name: "routes",
+        overview: "List every site's routes and exclusions in priority order.",
+        usage: "linkwell routes [--config <file>] [--json]",
+        options: [configOption, OptionSpec(name: "--json", valueName: nil, help: "Print as JSON.")]
+    )
+
+    static func run(_ args: Arguments) throws -> Int32 {
+        let (table, _) = try loadTable(args)
+        if args.has("--json") {
+            Output.json(
+                table.sites.map { site -> [String: Any] in
+                    [
+                        "site": site.name, "domains": site.config.domains,
+                        "entries": site.entries.map { e -> [String: Any] in
+                            var o: [String: Any] = [
+                                "index": e.index, "path": e.pattern.source, "ios": e.iosAppIDs, "android": e.androidPackages,
+                            ]
+                            if let r = e.route {
+                                o["route"] = r.name
+                                o["requiredQuery"] = e.requiredQuery
+                                o["optionalQuery"] = e.optionalQuery
+                            } else {
+                                o["exclude"] = true
+                            }
+                            return o
+                        },
+                    ]
+                })
+            return 0
+        }
+        var rows: [[String]] = [["SITE", "ROUTE", "PATH", "QUERY", "APPS"]]
+        for site in table.sites {
+            for e in site.entries {
+                let query = e.requiredQuery.map { "\($0)=…" } + e.optionalQuery.map { "[\($0)=…]" }
+                let apps = (e.iosAppIDs.map { "ios:\($0)" } + e.androidPackages.map { "android:\($0)" }).joined(separator: " ")
+                rows.append([site.name, e.route?.name ?? "(exclude)", e.pattern.source, query.joined(separator: "&"), apps])
+            }
+        }
+        let widths = (0..<5).map { c in rows.map { $0[c].count }.max() ?? 0 }
+        for row in rows {
+            Output.out(row.enumerated().map { $0.offset == 4 ? $0.element : $0.element.padding(toLength: widths[$0.offset] + 2, withPad: " ", startingAt: 0) }.joined())
+        }
+        return 0
+    }
+}

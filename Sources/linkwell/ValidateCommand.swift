@@ -1,0 +1,45 @@
+// linkwell validate — every check, before anything is served.
+
+import Association
+import Foundation
+import LinkRouting
+
+enum ValidateCommand: LinkwellCommand {
+    static let spec = CommandSpec(
+        name: "validate",
+        overview: "Check a config: app IDs, fingerprints, routes, shadowing, file size, and that iOS and Android claim exactly what the parser accepts.",
+        usage: "linkwell validate [--config <file>] [--json]",
+        options: [configOption, OptionSpec(name: "--json", valueName: nil, help: "Print the findings as JSON.")],
+        discussion: "Exit status: 0 when there are no errors (warnings allowed), 1 on errors, 64 on usage errors."
+    )
+
+    static func run(_ args: Arguments) throws -> Int32 {
+        guard args.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(args.positional[0])'") }
+        let path = args.value("--config") ?? ConfigLoader.defaultPath()
+        let report = ConfigValidator.validate(path: path)
+        if args.has("--json") {
+            Output.json([
+                "file": path,
+                "valid": report.errors.isEmpty,
+                "diagnostics": report.diagnostics.map { d -> [String: Any] in
+                    var o: [String: Any] = ["severity": d.severity.rawValue, "path": d.path, "message": d.message]
+                    if let v = d.value { o["value"] = v }
+                    if let f = d.fix { o["fix"] = f }
+                    return o
+                },
+            ])
+            return report.errors.isEmpty ? 0 : 1
+        }
+        for d in report.diagnostics {
+            let line = d.file == nil ? d.withFile(path).description : d.description
+            if d.severity == .error { Output.err(line) } else { Output.out(line) }
+        }
+        if report.errors.isEmpty, let table = report.table {
+            let routes = table.sites.reduce(0) { $0 + $1.routes.count }
+            Output.out("\(path): OK — \(table.sites.count) site(s), \(routes) route(s), \(report.warnings.count) warning(s)")
+            return 0
+        }
+        Output.err("\(path): \(report.errors.count) error(s), \(report.warnings.count) warning(s)")
+        return 1
+    }
+}
