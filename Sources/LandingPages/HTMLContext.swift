@@ -82,6 +82,9 @@ struct HTMLContext: Equatable, Sendable {
 
     enum AttributeKind: Equatable, Sendable {
         case plain, url, srcset, refresh, eventHandler, style, srcdoc
+        /// `values`/`to`/`from`/`by`/`attributeName` of SVG `<animate>`/`<set>`: they can set an
+        /// `href` to anything.
+        case svgAnimation
         case metaSelector(httpEquiv: Bool)
         case metaContentOfUnknownKind
     }
@@ -581,6 +584,10 @@ struct HTMLContext: Equatable, Sendable {
         case .style:
             throw HTMLContextError(
                 message: "variables are not allowed in a style attribute", fix: "choose between literal class names with a section")
+        case .svgAnimation:
+            throw HTMLContextError(
+                message: "variables are not allowed in the SVG animation attribute '\(attributeName)' of <\(elementName)>",
+                fix: "animate to literal values only")
         case .srcdoc:
             throw HTMLContextError(
                 message: "variables are not allowed in a srcdoc attribute", fix: "point the iframe's src at a page instead")
@@ -672,6 +679,11 @@ struct HTMLContext: Equatable, Sendable {
         "dynsrc", "itemtype", "itemid",
     ]
 
+    static let svgAnimationElements: Set<String> = [
+        "animate", "set", "animatemotion", "animatetransform", "animatecolor", "discard",
+    ]
+    static let svgAnimationAttributes: Set<String> = ["values", "to", "from", "by", "attributename"]
+
     static let urlMetaNames: Set<String> = [
         "og:url", "og:image", "og:image:url", "og:image:secure_url", "og:video", "og:video:url",
         "og:video:secure_url", "og:audio", "og:audio:url", "og:audio:secure_url", "twitter:image",
@@ -690,6 +702,7 @@ struct HTMLContext: Equatable, Sendable {
         if name.hasPrefix("on") { return .eventHandler }
         if name == "style" { return .style }
         if name == "srcdoc" { return .srcdoc }
+        if svgAnimationElements.contains(element) && svgAnimationAttributes.contains(name) { return .svgAnimation }
         if element == "meta" {
             switch name {
             case "content":

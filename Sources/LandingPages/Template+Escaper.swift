@@ -116,11 +116,11 @@ struct TemplateCompiler {
                     out.append(inverted ? .invertedSection(name.path, body) : .section(name.path, body))
                     continue
                 }
-                let (body, after) = try lowerSection(
+                let (section, after) = try lowerSection(
                     name: name, inverted: inverted, children: children, offset: offset, closeOffset: closeOffset,
                     source: source, start: start)
                 context = after
-                out.append(inverted ? .invertedSection(name.path, body) : .section(name.path, body))
+                out.append(section)
 
             case let .partial(name, indent, offset):
                 if let c = context, c.state != .text {
@@ -135,33 +135,46 @@ struct TemplateCompiler {
     }
 
     /// A section's body must leave the HTML context where it found it (up to what `join`
-    /// reconciles), since it may run zero, one or many times. A repeating section is compiled
-    /// again from the joined context until that is stable, so the second pass is covered too.
+    /// reconciles), since it may run zero, one or many times. When the joined context differs
+    /// from the entry one, the body is compiled again from the joined context until that is
+    /// stable, so that every later pass is covered too. When no stable context exists (a body
+    /// like `{{u}}` at the start of an `href`, whose second pass would follow the first URL), the
+    /// section is compiled to run at most once: a list renders its first item only.
     private mutating func lowerSection(
         name: TemplateName, inverted: Bool, children: [ParsedNode], offset: Int, closeOffset: Int,
         source: TemplateSource, start: HTMLContext
-    ) throws(TemplateError) -> ([Node], HTMLContext) {
+    ) throws(TemplateError) -> (Node, HTMLContext) {
         var entry = start
         do { try entry.flush() } catch { throw source.error(at: offset, error.message, fix: error.fix) }
-        let savedLiteral = literalBytes
-        for _ in 0..<8 {
-            literalBytes = savedLiteral
-            var c: HTMLContext? = entry
-            let body = try lower(children, source: source, context: &c)
+
+        func pass(_ compiler: inout TemplateCompiler, from context: HTMLContext) throws(TemplateError) -> ([Node], HTMLContext) {
+            var c: HTMLContext? = context
+            let body = try compiler.lower(children, source: source, context: &c)
             var end = c!
             do { try end.flush() } catch { throw source.error(at: closeOffset, error.message, fix: error.fix) }
-            guard let joined = HTMLContext.join(entry, end) else {
+            guard let joined = HTMLContext.join(context, end) else {
                 let sigil = inverted ? "^" : "#"
                 throw source.error(
                     at: closeOffset,
-                    "the section {{\(sigil)\(name.text)}} starts in \(entry.description) but ends in \(end.description)",
+                    "the section {{\(sigil)\(name.text)}} starts in \(context.description) but ends in \(end.description)",
                     fix: "open and close tags, quotes and comments inside the same section")
             }
-            if inverted || joined == entry { return (body, joined) }
-            entry = joined
+            return (body, joined)
         }
-        throw source.error(
-            at: offset, "the HTML context of section {{#\(name.text)}} does not settle",
-            fix: "simplify the markup inside the section")
+
+        let (firstBody, firstJoined) = try pass(&self, from: entry)
+        if inverted { return (.invertedSection(name.path, firstBody), firstJoined) }
+        if firstJoined == entry { return (.section(name.path, firstBody), entry) }
+        var context = firstJoined
+        var trial = self
+        for _ in 0..<8 {
+            guard let (body, joined) = try? pass(&trial, from: context) else { break }
+            if joined == context {
+                self = trial
+                return (.section(name.path, body), context)
+            }
+            context = joined
+        }
+        return (.conditionalSection(name.path, firstBody), firstJoined)
     }
 }

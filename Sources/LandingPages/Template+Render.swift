@@ -57,6 +57,11 @@ struct Renderer {
                     render(body, indent: indent)
                     stack.removeLast()
                 }
+            case let .conditionalSection(path, body):
+                guard let value = lookup(path), value.isTruthy else { continue }
+                if case let .list(items) = value { stack.append(items[0]) } else { stack.append(value) }
+                render(body, indent: indent)
+                stack.removeLast()
             case let .invertedSection(path, body):
                 if let value = lookup(path), value.isTruthy { continue }
                 render(body, indent: indent)

@@ -76,5 +76,7 @@ indirect enum Node: Sendable {
     case variable([String], Escaping)
     case section([String], [Node])
     case invertedSection([String], [Node])
+    /// A section that runs at most once (HTML mode, where a second pass would be unsafe).
+    case conditionalSection([String], [Node])
     case partial(Int, indent: [UInt8])
 }
