@@ -32,6 +32,7 @@ public struct SafeURL: Sendable, Hashable, CustomStringConvertible {
     /// The cleaned URL when `string` is acceptable; `allowed` must be lowercased and include
     /// `http`/`https` (see `normalizedSchemes`).
     static func check(_ string: String, allowedSchemes allowed: Set<String>) -> String? {
+        if let verdict = quickCheck(string, allowed) { return verdict ? string : nil }
         var scalars = string.unicodeScalars.map(\.value)
         // What a URL parser strips: leading and trailing C0 controls and spaces.
         while let first = scalars.first, first <= 0x20 { scalars.removeFirst() }
@@ -57,6 +58,40 @@ public struct SafeURL: Sendable, Hashable, CustomStringConvertible {
             decoded = next
         }
         return String(String.UnicodeScalarView(cleaned.compactMap(Unicode.Scalar.init)))
+    }
+
+    /// The common case without allocating: printable ASCII only, and no `&` or `%` before the
+    /// first `: / ? # \\` (so decoding cannot change what the scheme is). `nil`: take the slow path.
+    static func quickCheck(_ string: String, _ allowed: Set<String>) -> Bool? {
+        var firstSpecial: UInt8 = 0
+        var schemeEnd = 0
+        var schemeIsValid = true
+        var index = 0
+        for b in string.utf8 {
+            guard b > 0x20 && b < 0x7F else { return nil }
+            if firstSpecial == 0 {
+                switch b {
+                case 0x3A, 0x2F, 0x3F, 0x23, 0x5C:
+                    firstSpecial = b
+                    schemeEnd = index
+                case 0x26, 0x25:
+                    return nil
+                case 0x41...0x5A, 0x61...0x7A:
+                    break
+                case 0x30...0x39, 0x2B, 0x2D, 0x2E:
+                    if index == 0 { schemeIsValid = false }
+                default:
+                    schemeIsValid = false
+                }
+            }
+            index += 1
+        }
+        guard firstSpecial == 0x3A else { return true }
+        guard schemeIsValid, schemeEnd > 0 else { return false }
+        let scheme = string.utf8.prefix(schemeEnd)
+        if scheme.count == 5, scheme.elementsEqual("https".utf8, by: { $0 | 0x20 == $1 }) { return true }
+        if scheme.count == 4, scheme.elementsEqual("http".utf8, by: { $0 | 0x20 == $1 }) { return true }
+        return allowed.contains(String(decoding: scheme, as: UTF8.self).lowercased())
     }
 
     /// Relative references pass; anything with `:` before the first `/ ? # \` must name an

@@ -9,7 +9,6 @@ struct TemplateCompiler {
     var partials: [[Node]] = []
     var pending: [(name: String, index: Int)] = []
     var missing: Set<String> = []
-    var literalBytes = 0
 
     init(mode: TemplateMode, partialSources: [String: String]) {
         self.mode = mode
@@ -87,7 +86,6 @@ struct TemplateCompiler {
                     }
                     context = c
                 }
-                literalBytes += bytes.count
                 if case let .text(previous) = out.last {
                     out[out.count - 1] = .text(previous + bytes)
                 } else {

@@ -34,9 +34,8 @@ public struct Template: Sendable {
         self.name = name
         self.mode = mode
         self.missingPartials = compiler.missing
-        self.program = Program(
-            main: main, partials: compiler.partials, allowedSchemes: compiler.allowedSchemes,
-            sizeHint: compiler.literalBytes)
+        self.program = Program.assemble(
+            main: main, partials: compiler.partials, allowedSchemes: compiler.allowedSchemes)
     }
 
     /// Renders the template with `context` as the root of the context stack.
@@ -53,23 +52,23 @@ public struct Template: Sendable {
 
     /// Appends the rendering to `buffer`.
     public func render(_ context: TemplateValue, into buffer: inout [UInt8]) {
-        var renderer = Renderer(program: program, out: buffer, root: context)
-        buffer = []
-        renderer.out.reserveCapacity(renderer.out.count + program.sizeHint)
-        renderer.render(program.main, indent: [])
-        buffer = renderer.out
+        buffer.reserveCapacity(buffer.count + program.sizeHint)
+        program.code.withUnsafeBufferPointer { code in
+            program.text.withUnsafeBufferPointer { text in
+                program.keys.withUnsafeBufferPointer { keys in
+                    var renderer = Renderer(
+                        code: code, text: text, keys: keys, indents: program.indents,
+                        allowedSchemes: program.allowedSchemes, root: context, out: buffer)
+                    buffer = []
+                    renderer.run(0, program.mainEnd, indent: [])
+                    buffer = renderer.out
+                }
+            }
+        }
     }
 }
 
-/// The compiled form: the main tree, the partials it can reach (by index), the URL schemes a
-/// string may use in a URL attribute.
-struct Program: Sendable {
-    let main: [Node]
-    let partials: [[Node]]
-    let allowedSchemes: Set<String>
-    let sizeHint: Int
-}
-
+/// The tree the compiler builds; `Program.assemble` flattens it for rendering.
 indirect enum Node: Sendable {
     case text([UInt8])
     case lineStart
