@@ -473,6 +473,23 @@ struct TemplateHTMLRenderingTests {
         #expect(template.missingPartials == ["nope"])
     }
 
+    @Test func nestedStandalonePartialIndentationComposes() throws {
+        let partials = ["a": "x\n  {{>b}}\n", "b": "y\n{{v}}\n\nz\n"]
+        for mode in [TemplateMode.spec, .html] {
+            let template = try Template(name: "t", source: "<div>\n  {{>a}}\n</div>\n", mode: mode, partials: partials)
+            #expect(template.render(["v": "1\n2"]) == "<div>\n  x\n    y\n    1\n2\n\n    z\n</div>\n")
+        }
+    }
+
+    @Test func truthiness() throws {
+        let template = try Template(name: "t", source: "{{#v}}yes{{/v}}{{^v}}no{{/v}}", mode: .spec)
+        let cases: [(TemplateValue, String)] = [
+            ("", "no"), ("a", "yes"), (0, "yes"), (0.0, "yes"), (false, "no"), (nil, "no"), ([], "no"),
+            ([:], "yes"), (.html(TrustedHTML(literal: "")), "no"), (.url(SafeURL("/")!), "yes"),
+        ]
+        for (value, expected) in cases { #expect(template.render(["v": value]) == expected, "\(value)") }
+    }
+
     @Test func runawayPartialRecursionStops() throws {
         let template = try Template(name: "t", source: "{{>a}}", mode: .spec, partials: ["a": "x{{>a}}"])
         #expect(template.render([:]) == String(repeating: "x", count: 64))
