@@ -7,6 +7,7 @@ let commands: [String: any LinkwellCommand.Type] = [
     "generate": GenerateCommand.self,
     "link": LinkCommand.self,
     "routes": RoutesCommand.self,
+    "serve": ServeCommand.self,
 ]
 
 let topHelp = """
@@ -21,6 +22,7 @@ let topHelp = """
       --help                    Show help information.
 
     SUBCOMMANDS:
+      serve                     Serve the association files, landing pages and admin endpoints.
       validate                  Check a config before anything is served.
       generate                  Write apple-app-site-association / assetlinks.json for static hosting.
       check                     Explain what a URL is: route, parameters, which app claims it and why.

@@ -1,0 +1,113 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One line per request and per event on stdout: JSON (default) or text for humans.
+/// Each line is one `write(2)`, so lines from several threads never interleave.
+public struct EventLog: Sendable {
+    public enum Format: String, Sendable { case json, text }
+
+    public enum Value: Sendable {
+        case string(String)
+        case int(Int)
+        case double(Double)
+        case bool(Bool)
+        case strings([String])
+    }
+
+    public let format: Format
+    public let fileDescriptor: Int32
+
+    public init(format: Format, fileDescriptor: Int32 = 1) {
+        self.format = format
+        self.fileDescriptor = fileDescriptor
+    }
+
+    /// Writes `{"time":…,"event":name, fields…}` (or `time event k=v …`).
+    public func event(_ name: String, _ fields: [(String, Value?)]) {
+        let all: [(String, Value?)] = [("time", .string(Self.timestamp())), ("event", .string(name))] + fields
+        let line: String
+        switch format {
+        case .json:
+            line = "{" + all.compactMap { k, v in v.map { "\"\(k)\":\(Self.json($0))" } }.joined(separator: ",") + "}\n"
+        case .text:
+            line = all.compactMap { k, v -> String? in
+                guard let v else { return nil }
+                if k == "time" || k == "event" { return Self.text(v) }
+                return "\(k)=\(Self.text(v))"
+            }.joined(separator: " ") + "\n"
+        }
+        write(line)
+    }
+
+    public func write(_ line: String) {
+        var bytes = Array(line.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if n <= 0 {
+                    if n < 0 && errno == EINTR { continue }
+                    return
+                }
+                offset += n
+            }
+        }
+    }
+
+    /// `2025-05-01T12:34:56.789Z`
+    public static func timestamp(_ date: Date = Date()) -> String {
+        let t = date.timeIntervalSince1970
+        var seconds = time_t(t.rounded(.down))
+        let millis = Int((t - t.rounded(.down)) * 1000)
+        var tm = Glibc.tm()
+        gmtime_r(&seconds, &tm)
+        func pad(_ v: Int32, _ n: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, n - s.count)) + s
+        }
+        return "\(pad(tm.tm_year + 1900, 4))-\(pad(tm.tm_mon + 1, 2))-\(pad(tm.tm_mday, 2))T\(pad(tm.tm_hour, 2)):\(pad(tm.tm_min, 2)):\(pad(tm.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
+    }
+
+    static func json(_ v: Value) -> String {
+        switch v {
+        case let .string(s): return jsonString(s)
+        case let .int(i): return String(i)
+        case let .double(d): return d.isFinite ? String(format: "%.3f", d) : "null"
+        case let .bool(b): return b ? "true" : "false"
+        case let .strings(a): return "[" + a.map(jsonString).joined(separator: ",") + "]"
+        }
+    }
+
+    static func text(_ v: Value) -> String {
+        switch v {
+        case let .string(s): return s.contains(" ") || s.isEmpty ? jsonString(s) : s.unicodeScalars.contains { $0.value < 0x20 } ? jsonString(s) : s
+        case let .int(i): return String(i)
+        case let .double(d): return String(format: "%.3f", d)
+        case let .bool(b): return b ? "true" : "false"
+        case let .strings(a): return a.joined(separator: ",")
+        }
+    }
+
+    static func jsonString(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if u.value < 0x20 || u.value == 0x7F {
+                    let hex = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,138 @@
+import LinkRouting
+
+/// What a response was, for logs and metrics.
+public enum RequestKind: String, Sendable, CaseIterable {
+    case aasa, assetlinks, page, redirect
+    case staticAsset = "static"
+    case notFound = "not_found"
+    case error
+}
+
+/// A response plus what the logs and metrics need to know about it.
+public struct ResponderResult: Sendable {
+    public var response: HTTPResponse
+    public var kind: RequestKind
+    public var site: String?
+    public var route: String?
+    /// After proxy trust.
+    public var client: String
+}
+
+/// Request → response: a pure function of the snapshot and the request facts.
+public enum Responder {
+    public static let aasaPaths: Set<Substring> = ["/.well-known/apple-app-site-association", "/apple-app-site-association"]
+    public static let assetLinksPath: Substring = "/.well-known/assetlinks.json"
+
+    public static func respond(_ snapshot: Snapshot, _ facts: RequestFacts) -> ResponderResult {
+        let trust = snapshot.proxyTrust.resolve(facts)
+        func result(_ response: HTTPResponse, _ kind: RequestKind, site: String? = nil, route: String? = nil) -> ResponderResult {
+            ResponderResult(response: response, kind: kind, site: site, route: route, client: trust.client)
+        }
+
+        guard isOriginForm(facts.rawTarget) else {
+            return result(plain(400, "Bad Request: the request-target must be an absolute path without control characters.\n"), .error)
+        }
+        guard facts.method == "GET" || facts.method == "HEAD" else {
+            return result(plain(405, "Method Not Allowed: use GET or HEAD.\n", extra: [("Allow", "GET, HEAD")]), .error)
+        }
+        guard let compiled = snapshot.table.site(forHost: trust.host ?? "") else {
+            // Never echo the Host back.
+            return result(plain(421, "Misdirected Request: this server has no site for that host.\n"), .error)
+        }
+        let site = snapshot.site(compiled)
+        let path = facts.rawPath
+
+        if hasDotSegment(path) {
+            return result(snapshot.renderer.notFound(site: compiled, request: facts), .notFound, site: site.name)
+        }
+        if aasaPaths.contains(path) {
+            guard let aasa = site.aasa else {
+                return result(plain(404, "This site has no iOS app, so it has no apple-app-site-association.\n"), .aasa, site: site.name)
+            }
+            return result(aasa.respond(ifNoneMatch: facts.ifNoneMatch), .aasa, site: site.name)
+        }
+        if path == assetLinksPath {
+            guard let links = site.assetLinks else {
+                return result(plain(404, "This site has no Android app, so it has no assetlinks.json.\n"), .assetlinks, site: site.name)
+            }
+            return result(links.respond(ifNoneMatch: facts.ifNoneMatch), .assetlinks, site: site.name)
+        }
+        if let asset = snapshot.assets.responses[String(path)] {
+            return result(asset.respond(ifNoneMatch: facts.ifNoneMatch), .staticAsset, site: site.name)
+        }
+
+        let resolution = snapshot.table.resolve(site: compiled, path: String(path), query: facts.rawQuery.map(String.init), fragment: nil)
+        if case let .matched(match) = resolution {
+            let fallback = routeFallback(compiled, match.route)
+            if let template = fallback?.web, fallback?.desktop == .web,
+               let location = fillWebTemplate(template, parameters: match.parameters) {
+                return result(redirect(location), .redirect, site: site.name, route: match.route)
+            }
+            return result(snapshot.renderer.page(for: match, site: compiled, request: facts), .page, site: site.name, route: match.route)
+        }
+        if let target = compiled.config.notFound?.redirect, !target.contains("\r"), !target.contains("\n") {
+            return result(redirect(target), .redirect, site: site.name)
+        }
+        return result(snapshot.renderer.notFound(site: compiled, request: facts), .notFound, site: site.name)
+    }
+
+    /// The route's `fallback`, field by field over the site's.
+    static func routeFallback(_ site: CompiledSite, _ route: String) -> FallbackConfig? {
+        let own = site.entry(named: route)?.route?.fallback
+        let base = site.config.fallback
+        guard own != nil || base != nil else { return nil }
+        return FallbackConfig(
+            ios: own?.ios ?? base?.ios, android: own?.android ?? base?.android,
+            desktop: own?.desktop ?? base?.desktop, web: own?.web ?? base?.web)
+    }
+
+    /// Fills `{param}` in the path and query of an absolute http(s) URL template, each value
+    /// percent-encoded as one component. The scheme and host are never taken from parameters:
+    /// a template with a placeholder before its path is refused (nil).
+    public static func fillWebTemplate(_ template: String, parameters: [String: String]) -> String? {
+        let lower = template.lowercased()
+        guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else { return nil }
+        let afterScheme = template.index(template.startIndex, offsetBy: lower.hasPrefix("https://") ? 8 : 7)
+        let rest = template[afterScheme...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        guard !authority.isEmpty, !authority.contains("{"), !authority.contains("}"), !authority.contains("@") else { return nil }
+        var out = String(template[..<authorityEnd])
+        var tail = rest[authorityEnd...]
+        while let open = tail.firstIndex(of: "{") {
+            out += tail[..<open]
+            guard let close = tail[open...].firstIndex(of: "}") else { return nil }
+            let name = String(tail[tail.index(after: open)..<close])
+            out += PercentEncoding.encodeComponent(parameters[name] ?? "")
+            tail = tail[tail.index(after: close)...]
+        }
+        out += tail
+        guard out.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else { return nil }
+        return out
+    }
+
+    /// `/`-started, no control characters, spaces or bytes a request line cannot carry.
+    static func isOriginForm(_ target: String) -> Bool {
+        guard target.utf8.first == UInt8(ascii: "/") else { return false }
+        return target.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F }
+    }
+
+    /// True when a path segment is `.` or `..`, raw or percent-encoded (`%2e%2E`).
+    static func hasDotSegment(_ path: Substring) -> Bool {
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
+            guard segment.count <= 6 else { continue }
+            let decoded = PercentEncoding.decode(Array(segment.utf8))
+            if decoded == "." || decoded == ".." { return true }
+        }
+        return false
+    }
+
+    static func plain(_ status: Int, _ text: String, extra: [(String, String)] = []) -> HTTPResponse {
+        .dynamic(status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")] + extra, body: Array(text.utf8))
+    }
+
+    static func redirect(_ location: String) -> HTTPResponse {
+        .dynamic(status: 302, headers: [("Location", location), ("Cache-Control", "no-cache"), ("Content-Type", "text/plain; charset=utf-8")],
+                 body: Array("Found: \(location)\n".utf8))
+    }
+}

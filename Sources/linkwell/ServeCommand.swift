@@ -1,0 +1,164 @@
+// linkwell serve — the server: association files, landing pages, static assets, admin endpoints.
+
+import Foundation
+import LinkRouting
+import LinkServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum ServeCommand: LinkwellCommand {
+    static let spec = CommandSpec(
+        name: "serve",
+        overview: "Serve the association files and landing pages of every site in the config.",
+        usage: "linkwell serve [--config <file>] [--listen <host:port> ...] [--admin <host:port>|off] [--threads <n>] [--log-format json|text] [--watch]",
+        options: [
+            configOption,
+            OptionSpec(name: "--listen", valueName: "host:port", help: "Address to listen on: 127.0.0.1:8080, [::1]:8080, port 0 = any free port (default: server.listen, else 127.0.0.1:8080).", repeatable: true),
+            OptionSpec(name: "--admin", valueName: "host:port", help: "Admin listener for /healthz, /readyz, /metrics (default: server.admin, else 127.0.0.1:9090); 'off' disables it."),
+            OptionSpec(name: "--threads", valueName: "n", help: "Polling threads per listen address (default: server.threads, else the core count)."),
+            OptionSpec(name: "--log-format", valueName: "json|text", help: "One JSON object per line (default) or text for humans."),
+            OptionSpec(name: "--watch", valueName: nil, help: "Reload when the config file changes (checked every second)."),
+        ],
+        discussion: """
+            The config is validated before any port opens. SIGHUP reloads it: a config that fails
+            validation is logged and counted, and the running one keeps serving. SIGTERM or SIGINT
+            stop accepting connections, let requests in flight finish (server.shutdownDeadlineSeconds,
+            default 10) and exit 0.
+            The first line on stdout names the bound addresses:
+              {"time":"…","event":"listening","addresses":["127.0.0.1:8080"],"admin":"127.0.0.1:9090","sites":[…],…}
+            """
+    )
+
+    static func run(_ args: Arguments) throws -> Int32 {
+        // Before any daemon thread exists, so every thread inherits the mask and only sigwait sees them.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, s) }
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+
+        guard !args.has("--help") else { return 0 }
+        let format: EventLog.Format
+        switch args.value("--log-format") ?? "json" {
+        case "json": format = .json
+        case "text": format = .text
+        case let other: throw UsageError(message: "--log-format is '\(other)'; use json or text")
+        }
+        var threadsOverride: Int? = nil
+        if let t = args.value("--threads") {
+            guard let n = Int(t), n >= 1 else { throw UsageError(message: "--threads is '\(t)'; give a number of at least 1") }
+            threadsOverride = n
+        }
+        let log = EventLog(format: format)
+        let configPath = args.value("--config") ?? ConfigLoader.defaultPath()
+
+        let (loaded, report) = ServerRuntime.loadSnapshot(configPath: configPath)
+        guard let snapshot = loaded else {
+            for d in report.errors { Output.err("Error: \(d)") }
+            Output.err("Error: \(configPath) has \(report.errors.count) error(s); nothing was started. Run 'linkwell validate --config \(configPath)' for the full report.")
+            return 1
+        }
+        for w in report.warnings { Output.err("Warning: \(w)") }
+        let settings = snapshot.table.config.server ?? ServerSettings()
+
+        if let bad = settings.trustedProxies.map(ProxyTrust.invalid), !bad.isEmpty {
+            Output.err("Error: \(configPath): server.trustedProxies has \(bad.map { "'\($0)'" }.joined(separator: ", ")), which is not a CIDR; write e.g. 10.0.0.0/8 or fd00::/8")
+            return 1
+        }
+        let listenTexts = args.values("--listen").isEmpty ? (settings.listen ?? ["127.0.0.1:8080"]) : args.values("--listen")
+        var listen: [ListenAddress] = []
+        for text in listenTexts {
+            do { listen.append(try ListenAddress(parsing: text)) } catch { throw UsageError(message: "listen address: \(error)") }
+        }
+        let adminText = args.value("--admin") ?? settings.admin ?? "127.0.0.1:9090"
+        var adminAddress: ListenAddress? = nil
+        if adminText != "off" {
+            do { adminAddress = try ListenAddress(parsing: adminText) } catch { throw UsageError(message: "admin address: \(error)") }
+        }
+
+        let runtime = ServerRuntime(configPath: configPath, initial: snapshot, version: LinkwellVersion.string, log: log)
+        let logger: @Sendable (String) -> Void = { message in log.event("httpd", [("message", .string(message))]) }
+        let options = HTTPDaemonOptions(
+            listen: listen,
+            threads: threadsOverride ?? settings.threads ?? ProcessInfo.processInfo.activeProcessorCount,
+            connectionLimit: settings.connectionLimit ?? 1000,
+            perIPConnectionLimit: settings.perIPConnectionLimit ?? 0,
+            connectionTimeoutSeconds: settings.connectionTimeoutSeconds ?? 30,
+            connectionMemoryLimit: settings.requestHeaderMemoryBytes ?? 8 * 1024,
+            logger: logger)
+
+        let daemon: HTTPDaemon
+        var admin: HTTPDaemon? = nil
+        do {
+            daemon = try HTTPDaemon(options: options, handler: runtime.handler, onRequestCompleted: { runtime.requestCompleted($0) })
+            if let adminAddress {
+                let adminOptions = HTTPDaemonOptions(listen: [adminAddress], threads: 1, connectionLimit: 64, connectionTimeoutSeconds: 10, logger: logger)
+                admin = try HTTPDaemon(options: adminOptions, handler: runtime.adminHandler)
+            }
+        } catch {
+            Output.err("Error: \(error)")
+            return 1
+        }
+
+        log.event("listening", [
+            ("addresses", .strings(daemon.boundAddresses.map(\.description))),
+            ("admin", admin.map { .string($0.boundAddresses[0].description) }),
+            ("sites", .strings(snapshot.sites.map(\.name))),
+            ("config", .string(configPath)),
+            ("public", snapshot.publicDirectory.map { .string($0) }),
+            ("static_assets", .int(snapshot.assets.responses.count)),
+            ("version", .string(LinkwellVersion.string)),
+        ])
+        for w in snapshot.assets.warnings { log.event("warning", [("message", .string(w))]) }
+
+        if args.has("--watch") {
+            let watched = configPath
+            Thread.detachNewThread {
+                var last = ConfigWatcher.fingerprint(watched)
+                while true {
+                    sleep(1)
+                    let now = ConfigWatcher.fingerprint(watched)
+                    if now != last, now != nil {
+                        last = now
+                        runtime.reload(reason: "watch")
+                    }
+                }
+            }
+        }
+
+        while true {
+            var received: Int32 = 0
+            guard sigwait(&signals, &received) == 0 else { continue }
+            if received == SIGHUP {
+                runtime.reload(reason: "SIGHUP")
+                continue
+            }
+            let deadline = runtime.snapshot.table.config.server?.shutdownDeadlineSeconds ?? settings.shutdownDeadlineSeconds ?? 10
+            log.event("shutting_down", [
+                ("signal", .string(received == SIGTERM ? "SIGTERM" : "SIGINT")),
+                ("in_flight", .int(daemon.inFlightRequests())), ("deadline_seconds", .double(deadline)),
+            ])
+            admin?.quiesce()
+            let drained = daemon.shutdown(gracePeriod: .milliseconds(Int(max(0, deadline) * 1000)))
+            admin?.stop()
+            log.event("stopped", [("drained", .bool(drained))])
+            return 0
+        }
+    }
+}
+
+/// What identifies a version of the config file: modification time, size and inode.
+enum ConfigWatcher {
+    struct Fingerprint: Equatable {
+        var seconds: Int
+        var nanoseconds: Int
+        var size: Int
+        var inode: UInt
+    }
+
+    static func fingerprint(_ path: String) -> Fingerprint? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Fingerprint(seconds: Int(info.st_mtim.tv_sec), nanoseconds: Int(info.st_mtim.tv_nsec), size: Int(info.st_size), inode: UInt(info.st_ino))
+    }
+}
