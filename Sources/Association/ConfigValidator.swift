@@ -16,17 +16,19 @@ public struct ValidationReport: Sendable {
 }
 
 public enum ConfigValidator {
-    public static func validate(path: String) -> ValidationReport {
+    /// - Parameter platformCheck: run the platform matchers over the generated files
+    ///   (`linkwell validate`); `serve` skips it, since it can only produce warnings.
+    public static func validate(path: String, platformCheck: Bool = true) -> ValidationReport {
         let loaded: (config: LinkwellConfig, warnings: [Diagnostic])
         do {
             loaded = try ConfigLoader.load(path: path)
         } catch {
             return ValidationReport(file: path, diagnostics: error.diagnostics, table: nil)
         }
-        return validate(loaded.config, file: path, loadWarnings: loaded.warnings)
+        return validate(loaded.config, file: path, loadWarnings: loaded.warnings, platformCheck: platformCheck)
     }
 
-    public static func validate(_ config: LinkwellConfig, file: String, loadWarnings: [Diagnostic] = []) -> ValidationReport {
+    public static func validate(_ config: LinkwellConfig, file: String, loadWarnings: [Diagnostic] = [], platformCheck: Bool = true) -> ValidationReport {
         var diagnostics = loadWarnings + config.validate().map { $0.withFile(file) }
         let table: RouteTable
         do {
@@ -45,7 +47,8 @@ public enum ConfigValidator {
                         "the generated apple-app-site-association for site '\(site.name)' is \(size) bytes; iOS ignores files over \(AASAGenerator.sizeLimit) bytes",
                         fix: "merge routes that share a prefix into one with a parameter, or split the apps across domains"))
             }
-            // (platform equivalence check: InvariantCheck)
+            // (An oversized file is already an error; comparing it would only take time.)
+            if platformCheck && size <= AASAGenerator.sizeLimit { diagnostics += InvariantCheck.differences(site: site, table: table).map { $0.diagnostic(file: file) } }
         }
         // Deterministic order: errors first, then by config path.
         diagnostics.sort { a, b in

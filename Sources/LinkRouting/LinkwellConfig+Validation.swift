@@ -47,18 +47,16 @@ extension LinkwellConfig {
             if (site.ios ?? []).isEmpty && (site.android ?? []).isEmpty {
                 out.append(Diagnostic(.error, at: at, "site '\(site.name ?? site.domains.first ?? "?")' has no apps", fix: "add an 'ios' or 'android' app"))
             }
+            // Explicit `id`s must be unique; a bundle ID equal to a package name is fine (a
+            // route naming it means both apps).
             var appRefs: [String: String] = [:]
-            for (i, app) in (site.ios ?? []).enumerated() {
-                if let prev = appRefs[app.reference] {
-                    out.append(Diagnostic(.error, at: "\(at).ios[\(i)].id", value: app.reference, "app id '\(app.reference)' is used twice (also \(prev))", fix: "give each app its own 'id'"))
+            let explicit = (site.ios ?? []).enumerated().compactMap { i, a in a.id.map { ($0, "\(at).ios[\(i)]") } }
+                + (site.android ?? []).enumerated().compactMap { i, a in a.id.map { ($0, "\(at).android[\(i)]") } }
+            for (id, where_) in explicit {
+                if let prev = appRefs[id] {
+                    out.append(Diagnostic(.error, at: "\(where_).id", value: id, "app id '\(id)' is used twice (also \(prev))", fix: "give each app its own 'id'"))
                 }
-                appRefs[app.reference] = "\(at).ios[\(i)]"
-            }
-            for (i, app) in (site.android ?? []).enumerated() {
-                if let prev = appRefs[app.reference] {
-                    out.append(Diagnostic(.error, at: "\(at).android[\(i)].id", value: app.reference, "app id '\(app.reference)' is used twice (also \(prev))", fix: "give each app its own 'id'"))
-                }
-                appRefs[app.reference] = "\(at).android[\(i)]"
+                appRefs[id] = where_
             }
             for (field, url) in [("website", site.website), ("notFound.redirect", site.notFound?.redirect)] {
                 if let url, !LinkwellConfig.isHTTPURL(url) {

@@ -195,11 +195,12 @@ public struct RouteTable: Sendable {
             var packages: [String] = []
             if let apps {
                 for (k, ref) in apps.enumerated() {
-                    if let a = ios.first(where: { $0.reference == ref || $0.bundleID == ref || $0.appID == ref }) {
-                        iosIDs.append(a.appID)
-                    } else if let a = android.first(where: { $0.reference == ref || $0.package == ref }) {
-                        packages.append(a.package)
-                    } else {
+                    // A reference may name an iOS and an Android app at once (bundle ID == package).
+                    let i = ios.filter { $0.reference == ref || $0.bundleID == ref || $0.appID == ref }
+                    let a = android.filter { $0.reference == ref || $0.package == ref }
+                    iosIDs += i.map(\.appID).filter { !iosIDs.contains($0) }
+                    packages += a.map(\.package).filter { !packages.contains($0) }
+                    if i.isEmpty && a.isEmpty {
                         let known = (ios.map(\.reference) + android.map(\.reference)).map { "'\($0)'" }.joined(separator: ", ")
                         diagnostics.append(
                             Diagnostic(

@@ -27,7 +27,7 @@ public final class ServerRuntime: Sendable {
     /// Validates the config file and builds a snapshot from it; the report has the errors when
     /// the snapshot is nil.
     public static func loadSnapshot(configPath: String) -> (Snapshot?, ValidationReport) {
-        let report = ConfigValidator.validate(path: configPath)
+        let report = ConfigValidator.validate(path: configPath, platformCheck: false)
         guard report.isValid, let table = report.table else { return (nil, report) }
         let dir = Snapshot.publicDirectory(settings: table.config.server, configPath: configPath)
         return (Snapshot(table: table, publicDirectory: dir), report)

@@ -7,6 +7,8 @@ let commands: [String: any LinkwellCommand.Type] = [
     "generate": GenerateCommand.self,
     "link": LinkCommand.self,
     "routes": RoutesCommand.self,
+    "check": CheckCommand.self,
+    "verify": VerifyCommand.self,
     "serve": ServeCommand.self,
 ]
 

@@ -1,0 +1,144 @@
+// linkwell check — what a URL is, and who claims it through which generated component.
+
+import Association
+import Foundation
+import LinkRouting
+
+enum CheckCommand: LinkwellCommand {
+    static let spec = CommandSpec(
+        name: "check",
+        overview: "Explain a URL: its site, route and parameters, and which iOS and Android app claims it through which generated component.",
+        usage: "linkwell check <url> [--json] [--config <file>]",
+        arguments: [("<url>", "An https link on a site's domain, or a custom-scheme link.")],
+        options: [configOption, OptionSpec(name: "--json", valueName: nil, help: "Print as JSON.")]
+    )
+
+    static func run(_ args: Arguments) throws -> Int32 {
+        guard args.positional.count == 1 else { throw UsageError(message: "give exactly one URL") }
+        let url = args.positional[0]
+        let (table, _) = try loadTable(args)
+        let report = LinkExplanation(table: table, url: url)
+        if args.has("--json") {
+            Output.json(report.json)
+        } else {
+            Output.out(report.text)
+        }
+        return 0
+    }
+}
+
+/// Everything `check` says about a URL, computed once for both output forms.
+struct LinkExplanation {
+    var url: String
+    var resolution: LinkResolution
+    var site: CompiledSite?
+    var apple: [(app: String, decision: AppleDecision?)] = []
+    var android: [(app: String, decision: AndroidURLDecision?)] = []
+
+    init(table: RouteTable, url: String) {
+        self.url = url
+        resolution = table.resolve(url)
+        if let parts = URLParts(url), parts.scheme == "https" || parts.scheme == "http" {
+            site = table.site(forHost: parts.host, fallbackToDefault: false)
+        } else if case let .matched(m) = resolution {
+            site = table.site(named: m.site)
+        }
+        guard let site, let parts = URLParts(url), parts.scheme == "https" || parts.scheme == "http" else { return }
+        if let matcher = try? AppleMatcher(aasa: AASAGenerator.document(for: site)) {
+            let decisions = matcher.decisions(for: url)
+            apple = site.iosApps.map { app in (app.appID, decisions.first { $0.appID == app.appID }) }
+        }
+        if let file = try? AssetLinksFile.parse(AssetLinksGenerator.bytes(for: site)).get() {
+            android = site.androidApps.map { app in (app.package, file.handles(url: url, package: app.package, certificates: app.fingerprints)) }
+        }
+    }
+
+    var text: String {
+        var lines: [String] = ["URL:       \(url)"]
+        switch resolution {
+        case let .matched(m):
+            lines.append("Site:      \(m.site)")
+            let entry = site?.entries.first { $0.index == m.entryIndex }
+            lines.append("Route:     \(m.route)  (\(entry?.pattern.source ?? "?"), routes[\(m.entryIndex)])")
+            if m.parameters.isEmpty {
+                lines.append("Params:    (none)")
+            } else {
+                for (i, key) in m.parameters.keys.sorted().enumerated() {
+                    lines.append((i == 0 ? "Params:    " : "           ") + "\(key) = \"\(m.parameters[key]!)\"")
+                }
+            }
+            lines.append("Opens:     " + (m.iosAppIDs.map { "iOS \($0)" } + m.androidPackages.map { "Android \($0)" }).joined(separator: ", "))
+        case let .excluded(site, index, pattern):
+            lines.append("Site:      \(site)")
+            lines.append("Route:     none — excluded by routes[\(index)] '\(pattern)'; no app opens it")
+        case let .noRoute(site):
+            lines.append("Site:      \(site)")
+            lines.append("Route:     none — no route matches; browsers get the not-found page")
+        case let .unknownHost(host):
+            lines.append("Site:      none — no site lists the host '\(host)'")
+        case let .unsupported(why):
+            lines.append("Site:      none — \(why)")
+        }
+        for (app, d) in apple {
+            let verdict: String
+            if let d {
+                verdict = d.verdict == .match ? "claimed by component #\(d.componentIndex) \(d.rule)" : "blocked by component #\(d.componentIndex) \(d.rule)"
+            } else {
+                verdict = "not claimed (no component matches)"
+            }
+            lines.append("iOS:       \(app) — \(verdict)")
+        }
+        for (app, d) in android {
+            let verdict: String
+            if let d {
+                if d.handled {
+                    verdict = d.rule.map { "handled through component #\(d.ruleIndex ?? 0) \($0)" } ?? "handled (no dynamic rules)"
+                } else {
+                    verdict = d.rule.map { "not handled: component #\(d.ruleIndex ?? 0) \($0) decides" } ?? "not handled: no component matches"
+                }
+            } else {
+                verdict = "not verified"
+            }
+            lines.append("Android:   \(app) — \(verdict)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    var json: [String: Any] {
+        var o: [String: Any] = ["url": url]
+        switch resolution {
+        case let .matched(m):
+            o["status"] = "matched"
+            o["site"] = m.site
+            o["route"] = m.route
+            o["parameters"] = m.parameters
+            o["ios"] = m.iosAppIDs
+            o["android"] = m.androidPackages
+        case let .excluded(site, index, pattern):
+            o["status"] = "excluded"
+            o["site"] = site
+            o["exclusion"] = ["index": index, "pattern": pattern]
+        case let .noRoute(site):
+            o["status"] = "no_route"
+            o["site"] = site
+        case let .unknownHost(h):
+            o["status"] = "unknown_host"
+            o["host"] = h
+        case let .unsupported(why):
+            o["status"] = "unsupported"
+            o["reason"] = why
+        }
+        o["apple"] = apple.map { a -> [String: Any] in
+            var x: [String: Any] = ["appID": a.app, "verdict": a.decision?.verdict.rawValue ?? "none"]
+            if let d = a.decision { x["component"] = d.componentIndex; x["rule"] = d.rule }
+            return x
+        }
+        o["android"] = android.map { a -> [String: Any] in
+            var x: [String: Any] = ["package": a.app, "handled": a.decision?.handled ?? false, "verified": a.decision != nil]
+            if let i = a.decision?.ruleIndex { x["component"] = i }
+            if let r = a.decision?.rule { x["rule"] = r }
+            return x
+        }
+        return o
+    }
+}

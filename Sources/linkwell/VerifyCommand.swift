@@ -1,0 +1,117 @@
+// linkwell verify — the platform matchers on any association file: a Linux stand-in for
+// Apple's macOS-only `swcutil verify`, and AOSP's statement parser for assetlinks.json.
+
+import Foundation
+import LinkRouting
+
+enum VerifyCommand: LinkwellCommand {
+    static let spec = CommandSpec(
+        name: "verify",
+        overview: "Say what iOS or Android would do with an association file (yours or anyone's) for some URLs.",
+        usage: """
+            linkwell verify --aasa <file> <url> ... [--json]
+                   linkwell verify --assetlinks <file> --package <name> [--cert <fingerprint> ...] [<url> ...] [--android15] [--json]
+            """,
+        arguments: [("<url>", "URLs exactly as a browser would send them.")],
+        options: [
+            OptionSpec(name: "--aasa", valueName: "file", help: "An apple-app-site-association file: prints match, block or nothing per app ID."),
+            OptionSpec(name: "--assetlinks", valueName: "file", help: "An assetlinks.json file: parse result, verification, and per URL whether the app handles it."),
+            OptionSpec(name: "--package", valueName: "name", help: "With --assetlinks: the Android package to verify."),
+            OptionSpec(name: "--cert", valueName: "fingerprint", help: "With --assetlinks: the app's SHA-256 signing fingerprint.", repeatable: true),
+            OptionSpec(name: "--android15", valueName: nil, help: "Use Android 15's dynamic-rule parser instead of Android 16's."),
+            OptionSpec(name: "--json", valueName: nil, help: "Print as JSON."),
+        ],
+        discussion: "Exit status: 0 when the file parses, 1 when the platform would reject it, 64 on usage errors."
+    )
+
+    static func read(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            Output.err("Error: cannot read '\(path)': \(FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")")
+            throw ExitStatus(code: 1)
+        }
+        return Array(data)
+    }
+
+    static func run(_ args: Arguments) throws -> Int32 {
+        switch (args.value("--aasa"), args.value("--assetlinks")) {
+        case let (aasa?, nil): return try runAASA(path: aasa, args)
+        case let (nil, links?): return try runAssetLinks(path: links, args)
+        default: throw UsageError(message: "give exactly one of --aasa FILE or --assetlinks FILE")
+        }
+    }
+
+    static func runAASA(path: String, _ args: Arguments) throws -> Int32 {
+        guard !args.positional.isEmpty else { throw UsageError(message: "give at least one URL to check") }
+        let bytes = try read(path)
+        let matcher: AppleMatcher
+        do {
+            matcher = try AppleMatcher(aasa: try JSONValue.parse(bytes))
+        } catch {
+            if args.has("--json") {
+                Output.json(["file": path, "valid": false, "error": "\(error)"])
+            } else {
+                Output.err("Error: \(path): iOS would not use this file: \(error)")
+            }
+            return 1
+        }
+        var results: [[String: Any]] = []
+        for url in args.positional {
+            let decisions = matcher.decisions(for: url)
+            if args.has("--json") {
+                results.append([
+                    "url": url,
+                    "apps": decisions.map { ["appID": $0.appID, "verdict": $0.verdict.rawValue, "detailsIndex": $0.detailsIndex, "componentIndex": $0.componentIndex, "rule": $0.rule] },
+                ])
+            } else {
+                Output.out(url)
+                if decisions.isEmpty { Output.out("  (no app claims it)") }
+                for d in decisions {
+                    Output.out("  \(d.appID): \(d.verdict.rawValue)  — details[\(d.detailsIndex)] component #\(d.componentIndex) \(d.rule)")
+                }
+            }
+        }
+        if args.has("--json") { Output.json(["file": path, "valid": true, "results": results]) }
+        return 0
+    }
+
+    static func runAssetLinks(path: String, _ args: Arguments) throws -> Int32 {
+        guard let package = args.value("--package") else { throw UsageError(message: "--assetlinks needs --package NAME") }
+        let certs = args.values("--cert")
+        let bytes = try read(path)
+        let generation: AndroidParserGeneration = args.has("--android15") ? .android15 : .android16
+        let json = args.has("--json")
+        switch AssetLinksFile.parse(bytes, generation: generation) {
+        case let .failure(rejection):
+            if json {
+                Output.json(["file": path, "parse": "rejected", "reason": rejection.description, "verified": false])
+            } else {
+                Output.out("\(path): REJECTED — Android ignores the whole file: \(rejection)")
+            }
+            return 1
+        case let .success(file):
+            let verified = file.isVerified(package: package, certificates: certs)
+            var results: [[String: Any]] = []
+            if !json {
+                Output.out("\(path): parses (\(file.statements.count) statement(s))")
+                Output.out("\(package)\(certs.isEmpty ? "" : " with \(certs.count) certificate(s)"): \(verified ? "verified" : "NOT verified")")
+                if !verified && certs.isEmpty { Output.out("  (give the app's signing fingerprint with --cert to verify it)") }
+            }
+            for url in args.positional {
+                let d = file.handles(url: url, package: package, certificates: certs)
+                if json {
+                    var r: [String: Any] = ["url": url, "handled": d?.handled ?? false]
+                    if let i = d?.ruleIndex { r["component"] = i }
+                    if let rule = d?.rule { r["rule"] = rule }
+                    results.append(r)
+                } else if let d {
+                    let why = d.rule.map { " — component #\(d.ruleIndex ?? 0) \($0)" } ?? (d.handled ? " — no dynamic rules" : " — no component matches")
+                    Output.out("  \(url): \(d.handled ? "handled" : "not handled")\(why)")
+                } else {
+                    Output.out("  \(url): not handled (package not verified)")
+                }
+            }
+            if json { Output.json(["file": path, "parse": "ok", "verified": verified, "results": results]) }
+            return 0
+        }
+    }
+}
