@@ -79,6 +79,9 @@ struct LinkExplanation {
         case let .unsupported(why):
             lines.append("Site:      none — \(why)")
         }
+        if apple.isEmpty && android.isEmpty, case .matched = resolution, let scheme = URLParts(url)?.scheme, scheme != "https" && scheme != "http" {
+            lines.append("Scheme:    '\(scheme)://' opens the app directly; no association file is involved")
+        }
         for (app, d) in apple {
             let verdict: String
             if let d {

@@ -55,6 +55,14 @@ enum VerifyCommand: LinkwellCommand {
             return 1
         }
         var results: [[String: Any]] = []
+        var warnings = matcher.warnings
+        for id in matcher.appIDs {
+            let team = id.prefix { $0 != "." }
+            if team.count != 10 || !team.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) {
+                warnings.append("app ID '\(id)': the team ID '\(team)' is not 10 characters of A–Z and 0–9, so no real app can match it")
+            }
+        }
+        if !args.has("--json") { for w in warnings { Output.out("warning: \(w)") } }
         for url in args.positional {
             let decisions = matcher.decisions(for: url)
             if args.has("--json") {
@@ -70,7 +78,7 @@ enum VerifyCommand: LinkwellCommand {
                 }
             }
         }
-        if args.has("--json") { Output.json(["file": path, "valid": true, "results": results]) }
+        if args.has("--json") { Output.json(["file": path, "valid": true, "warnings": warnings, "results": results]) }
         return 0
     }
 
@@ -93,6 +101,7 @@ enum VerifyCommand: LinkwellCommand {
             var results: [[String: Any]] = []
             if !json {
                 Output.out("\(path): parses (\(file.statements.count) statement(s))")
+                for w in file.warnings { Output.out("warning: \(w)") }
                 Output.out("\(package)\(certs.isEmpty ? "" : " with \(certs.count) certificate(s)"): \(verified ? "verified" : "NOT verified")")
                 if !verified && certs.isEmpty { Output.out("  (give the app's signing fingerprint with --cert to verify it)") }
             }
