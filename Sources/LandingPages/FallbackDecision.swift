@@ -61,7 +61,7 @@ public enum FallbackDecision: Sendable, Equatable {
         case .android: action = fallback.android
         case .desktop: action = fallback.desktop
         }
-        let source = action == nil ? "default" : "fallback.\(key) = \(action!.rawValue)"
+        let source = action.map { "fallback.\(key) = \($0.rawValue)" } ?? "no fallback.\(key) set (default: landing)"
         switch action ?? .landing {
         case .landing:
             return .landing(reason: "\(key) browser, \(source)")
