@@ -41,9 +41,9 @@ public struct BrowserFacts: Sendable, Equatable {
     /// Crawler tokens, compared case-insensitively, first match wins. iMessage fetches previews
     /// with a Safari-on-Mac UA plus both "facebookexternalhit" and "Twitterbot".
     static let crawlerTokens: [(token: String, name: String)] = [
-        ("facebookexternalhit", "Facebook"), ("facebot", "Facebook"), ("twitterbot", "Twitter/X"),
+        ("telegrambot", "Telegram"), ("facebookexternalhit", "Facebook"), ("facebot", "Facebook"), ("twitterbot", "Twitter/X"),
         ("slackbot", "Slack"), ("slack-imgproxy", "Slack"), ("discordbot", "Discord"), ("whatsapp", "WhatsApp"),
-        ("telegrambot", "Telegram"), ("linkedinbot", "LinkedIn"), ("applebot", "Apple"), ("googlebot", "Google"),
+        ("linkedinbot", "LinkedIn"), ("applebot", "Apple"), ("googlebot", "Google"),
         ("bingbot", "Bing"), ("skypeuripreview", "Skype"), ("pinterestbot", "Pinterest"), ("redditbot", "Reddit"),
         ("embedly", "Embedly"), ("mastodon", "Mastodon"), ("bluesky", "Bluesky"), ("viber", "Viber"),
     ]
