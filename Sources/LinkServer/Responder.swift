@@ -1,3 +1,4 @@
+import LandingPages
 import LinkRouting
 
 /// What a response was, for logs and metrics.
@@ -63,10 +64,11 @@ public enum Responder {
 
         let resolution = snapshot.table.resolve(site: compiled, path: String(path), query: facts.rawQuery.map(String.init), fragment: nil)
         if case let .matched(match) = resolution {
-            let fallback = routeFallback(compiled, match.route)
-            if let template = fallback?.web, fallback?.desktop == .web,
-               let location = fillWebTemplate(template, parameters: match.parameters) {
-                return result(redirect(location), .redirect, site: site.name, route: match.route)
+            let links = LandingLinks(table: snapshot.table, site: compiled, match: match)
+            let decision = FallbackDecision.decide(
+                browser: BrowserFacts(userAgent: facts.userAgent), site: compiled, match: match, links: links)
+            if case let .redirect(_, location, _) = decision {
+                return result(redirect(location, varies: true), .redirect, site: site.name, route: match.route)
             }
             return result(snapshot.renderer.page(for: match, site: compiled, request: facts), .page, site: site.name, route: match.route)
         }
@@ -78,37 +80,14 @@ public enum Responder {
 
     /// The route's `fallback`, field by field over the site's.
     static func routeFallback(_ site: CompiledSite, _ route: String) -> FallbackConfig? {
-        let own = site.entry(named: route)?.route?.fallback
-        let base = site.config.fallback
-        guard own != nil || base != nil else { return nil }
-        return FallbackConfig(
-            ios: own?.ios ?? base?.ios, android: own?.android ?? base?.android,
-            desktop: own?.desktop ?? base?.desktop, web: own?.web ?? base?.web)
+        guard site.entry(named: route)?.route?.fallback != nil || site.config.fallback != nil else { return nil }
+        return FallbackDecision.effectiveFallback(site: site, route: route)
     }
 
-    /// Fills `{param}` in the path and query of an absolute http(s) URL template, each value
-    /// percent-encoded as one component. The scheme and host are never taken from parameters:
-    /// a template with a placeholder before its path is refused (nil).
+    /// Fills `{param}` in the path and query of an absolute http(s) URL template
+    /// (`WebTemplate.fillURL`: the scheme and host never come from parameters).
     public static func fillWebTemplate(_ template: String, parameters: [String: String]) -> String? {
-        let lower = template.lowercased()
-        guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else { return nil }
-        let afterScheme = template.index(template.startIndex, offsetBy: lower.hasPrefix("https://") ? 8 : 7)
-        let rest = template[afterScheme...]
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        guard !authority.isEmpty, !authority.contains("{"), !authority.contains("}"), !authority.contains("@") else { return nil }
-        var out = String(template[..<authorityEnd])
-        var tail = rest[authorityEnd...]
-        while let open = tail.firstIndex(of: "{") {
-            out += tail[..<open]
-            guard let close = tail[open...].firstIndex(of: "}") else { return nil }
-            let name = String(tail[tail.index(after: open)..<close])
-            out += PercentEncoding.encodeComponent(parameters[name] ?? "")
-            tail = tail[tail.index(after: close)...]
-        }
-        out += tail
-        guard out.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else { return nil }
-        return out
+        WebTemplate.fillURL(template, parameters: parameters)
     }
 
     /// `/`-started, no control characters, spaces or bytes a request line cannot carry.
@@ -131,8 +110,10 @@ public enum Responder {
         .dynamic(status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")] + extra, body: Array(text.utf8))
     }
 
-    static func redirect(_ location: String) -> HTTPResponse {
-        .dynamic(status: 302, headers: [("Location", location), ("Cache-Control", "no-cache"), ("Content-Type", "text/plain; charset=utf-8")],
-                 body: Array("Found: \(location)\n".utf8))
+    /// A 302. `varies`: the target depends on the User-Agent (a fallback decision).
+    static func redirect(_ location: String, varies: Bool = false) -> HTTPResponse {
+        var headers = [("Location", location), ("Cache-Control", "no-cache"), ("Content-Type", "text/plain; charset=utf-8")]
+        if varies { headers.append(("Vary", "User-Agent")) }
+        return .dynamic(status: 302, headers: headers, body: Array("Found: \(location)\n".utf8))
     }
 }

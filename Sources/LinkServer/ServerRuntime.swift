@@ -1,5 +1,6 @@
 import Association
 import Foundation
+import LandingPages
 import LinkRouting
 import Synchronization
 
@@ -30,7 +31,17 @@ public final class ServerRuntime: Sendable {
         let report = ConfigValidator.validate(path: configPath, platformCheck: false)
         guard report.isValid, let table = report.table else { return (nil, report) }
         let dir = Snapshot.publicDirectory(settings: table.config.server, configPath: configPath)
-        return (Snapshot(table: table, publicDirectory: dir), report)
+        do {
+            return (try Snapshot(table: table, publicDirectory: dir), report)
+        } catch {
+            var failed = report
+            let file = (error as? LandingTemplateError)?.file ?? dir ?? "public/templates"
+            let message = (error as? LandingTemplateError).map { $0.message } ?? "\(error)"
+            failed.diagnostics.append(Diagnostic(.error, file: file, at: "templates", message,
+                                                 fix: (error as? LandingTemplateError)?.fix))
+            failed.table = nil
+            return (nil, failed)
+        }
     }
 
     /// Builds a new snapshot beside the current one and swaps it in; a config that fails

@@ -17,18 +17,28 @@ public final class Snapshot: Sendable {
 
     public static let defaultCacheControl = "public, max-age=300"
 
+    /// - Parameter renderer: how pages are made; by default the landing pages from
+    ///   `publicDirectory/templates` (`MinimalPageRenderer` when there is no such folder).
+    /// - Throws: `LandingTemplateError` when a template does not compile, so a reload with a
+    ///   broken template keeps the old snapshot.
     public init(
         table: RouteTable,
         publicDirectory: String?,
-        renderer: ((RouteTable) -> any PageRenderer)? = nil
-    ) {
+        renderer: ((RouteTable) throws -> any PageRenderer)? = nil
+    ) throws {
         let settings = table.config.server ?? ServerSettings()
         let cacheControl = settings.associationCacheControl ?? Self.defaultCacheControl
         self.table = table
         self.sites = table.sites.map { Site($0, cacheControl: cacheControl) }
         self.assets = StaticAssets(directory: publicDirectory)
         self.proxyTrust = ProxyTrust(cidrs: settings.trustedProxies ?? ProxyTrust.defaultCIDRs)
-        self.renderer = renderer?(table) ?? MinimalPageRenderer(table: table)
+        if let renderer {
+            self.renderer = try renderer(table)
+        } else if let publicDirectory, LandingPageRenderer.hasTemplates(publicDirectory) {
+            self.renderer = try LandingPageRenderer(table: table, publicDirectory: publicDirectory)
+        } else {
+            self.renderer = MinimalPageRenderer(table: table)
+        }
         self.logQueryStrings = settings.logQueryStrings ?? false
         self.publicDirectory = publicDirectory
         self.createdAt = Date()

@@ -2,22 +2,28 @@
 
 import Association
 import Foundation
+import LandingPages
 import LinkRouting
 
 enum CheckCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "check",
         overview: "Explain a URL: its site, route and parameters, and which iOS and Android app claims it through which generated component.",
-        usage: "linkwell check <url> [--json] [--config <file>]",
+        usage: "linkwell check <url> [--user-agent <ua>] [--json] [--config <file>]",
         arguments: [("<url>", "An https link on a site's domain, or a custom-scheme link.")],
-        options: [configOption, OptionSpec(name: "--json", valueName: nil, help: "Print as JSON.")]
+        options: [
+            configOption,
+            OptionSpec(name: "--user-agent", valueName: "<ua>", help: "Also say what a browser with this User-Agent gets for the link (landing page, store or web redirect) and why."),
+            OptionSpec(name: "--json", valueName: nil, help: "Print as JSON."),
+        ]
     )
 
     static func run(_ args: Arguments) throws -> Int32 {
         guard args.positional.count == 1 else { throw UsageError(message: "give exactly one URL") }
         let url = args.positional[0]
         let (table, _) = try loadTable(args)
-        let report = LinkExplanation(table: table, url: url)
+        var report = LinkExplanation(table: table, url: url)
+        if let ua = args.value("--user-agent") { report.explainBrowser(userAgent: ua, table: table) }
         if args.has("--json") {
             Output.json(report.json)
         } else {
@@ -34,6 +40,40 @@ struct LinkExplanation {
     var site: CompiledSite?
     var apple: [(app: String, decision: AppleDecision?)] = []
     var android: [(app: String, decision: AndroidURLDecision?)] = []
+    var userAgent: String?
+    var browser: BrowserFacts?
+    var fallback: FallbackDecision?
+    /// For a link that matches no route: the not-found redirect, or nil (the not-found page).
+    var notFoundRedirect: String?
+
+    mutating func explainBrowser(userAgent ua: String, table: RouteTable) {
+        userAgent = ua
+        let facts = BrowserFacts(userAgent: ua)
+        browser = facts
+        guard let site else { return }
+        if case let .matched(m) = resolution {
+            fallback = FallbackDecision.decide(browser: facts, site: site, match: m, links: LandingLinks(table: table, site: site, match: m))
+        } else {
+            notFoundRedirect = site.config.notFound?.redirect
+        }
+    }
+
+    var browserLines: [String] {
+        guard let ua = userAgent, let b = browser else { return [] }
+        var kind = b.platform.rawValue
+        if let c = b.crawler { kind += ", link-preview crawler \(c)" }
+        if let a = b.inAppBrowser { kind += ", \(a) in-app browser" }
+        var lines = ["Browser:   \(kind)  (User-Agent: \(ua))"]
+        if let f = fallback {
+            switch f {
+            case .landing: lines.append("Gets:      landing page (200) — \(f.reason)")
+            case let .redirect(_, target, reason): lines.append("Gets:      302 → \(target) (\(f.name)) — \(reason)")
+            }
+        } else if site != nil {
+            if let r = notFoundRedirect { lines.append("Gets:      302 → \(r) (notFound.redirect)") } else { lines.append("Gets:      not-found page (404)") }
+        }
+        return lines
+    }
 
     init(table: RouteTable, url: String) {
         self.url = url
@@ -104,6 +144,7 @@ struct LinkExplanation {
             }
             lines.append("Android:   \(app) — \(verdict)")
         }
+        lines += browserLines
         return lines.joined(separator: "\n")
     }
 
@@ -130,6 +171,20 @@ struct LinkExplanation {
         case let .unsupported(why):
             o["status"] = "unsupported"
             o["reason"] = why
+        }
+        if let b = browser {
+            var x: [String: Any] = ["userAgent": userAgent ?? "", "platform": b.platform.rawValue]
+            if let c = b.crawler { x["crawler"] = c }
+            if let a = b.inAppBrowser { x["inAppBrowser"] = a }
+            if let f = fallback {
+                x["decision"] = f.name
+                x["reason"] = f.reason
+                if let t = f.target { x["target"] = t }
+            } else if site != nil {
+                x["decision"] = notFoundRedirect == nil ? "not_found" : "not_found_redirect"
+                if let r = notFoundRedirect { x["target"] = r }
+            }
+            o["browser"] = x
         }
         o["apple"] = apple.map { a -> [String: Any] in
             var x: [String: Any] = ["appID": a.app, "verdict": a.decision?.verdict.rawValue ?? "none"]

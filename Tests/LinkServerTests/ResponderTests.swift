@@ -37,7 +37,7 @@ enum Fixture {
         routes: [.route(RouteConfig(name: "post", path: "/post/{slug}"))])
 
     static func snapshot(_ sites: [SiteConfig] = [shop()], server: ServerSettings? = nil, publicDir: String? = Fixture.publicDir) -> Snapshot {
-        Snapshot(table: table(sites, server: server), publicDirectory: publicDir)
+        try! Snapshot(table: table(sites, server: server), publicDirectory: publicDir)
     }
 }
 
@@ -161,7 +161,7 @@ struct ResponderTests {
         #expect(again.response.status == 304)
     }
 
-    @Test("a link matching a route gets an HTML page naming the site, route and app links")
+    @Test("a link matching a route gets the landing page: canonical link, open-in-app, strict CSP")
     func page() {
         let r = respond(snapshot, "/item/42")
         #expect(r.response.status == 200)
@@ -171,16 +171,20 @@ struct ResponderTests {
         let html = String(decoding: r.response.body, as: UTF8.self)
         #expect(html.contains("https://shop.example.com/item/42"))
         #expect(html.contains("shop://item/42") || html.contains("shop:///item/42"))
-        #expect(html.contains("<code>item</code>"))
+        #expect(html.contains("<link rel=\"canonical\" href=\"https://shop.example.com/item/42\">"))
+        #expect(r.response.header("Content-Security-Policy")?.hasPrefix("default-src 'none'") == true)
+        #expect(r.response.header("Vary") == "User-Agent")
+        let ios = respond(snapshot, "/item/42") { $0.userAgent = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)" }
+        #expect(String(decoding: ios.response.body, as: UTF8.self).contains("id=\"open-in-app\" href=\"shop://item/42\""))
     }
 
-    @Test("parameters are HTML-escaped on the page")
+    @Test("parameters reach the page only escaped (here: percent-encoded in the canonical link)")
     func pageEscapes() {
         let r = respond(snapshot, "/item/%3Cscript%3Ealert(1)%3C%2Fscript%3E")
         #expect(r.response.status == 200)
         let html = String(decoding: r.response.body, as: UTF8.self)
         #expect(!html.contains("<script>"))
-        #expect(html.contains("&lt;script&gt;"))
+        #expect(html.contains("https://shop.example.com/item/%3Cscript%3Ealert%281%29%3C%2Fscript%3E"))
     }
 
     @Test("no route or an excluded path → 404 page")
