@@ -37,8 +37,8 @@ RUN if ! dpkg -s libmicrohttpd12 libqrencode4 ca-certificates >/dev/null 2>&1; t
       && apt-get install -y --no-install-recommends libmicrohttpd12 libqrencode4 ca-certificates \
       && rm -rf /var/lib/apt/lists/*; \
     fi \
- && groupadd --system --gid 10001 linkwell \
- && useradd --system --uid 10001 --gid linkwell --home-dir /nonexistent --shell /usr/sbin/nologin linkwell
+ && groupadd --gid 10001 linkwell \
+ && useradd --no-log-init --no-create-home --uid 10001 --gid linkwell --home-dir /nonexistent --shell /usr/sbin/nologin linkwell
 COPY --from=binary /out/linkwell /usr/local/bin/linkwell
 COPY public /usr/local/share/linkwell/public
 COPY config/linkwell.json5 /etc/linkwell/linkwell.json5

@@ -162,7 +162,7 @@ struct Doctor {
                 pass("\(label): TLS certificate valid for \(host)\(cacert != nil ? " (trusted through --cacert)" : "")")
             }
             if file.required {
-                if let body = checkFile(label: label, url: u, kind: file.kind, site: site, fetched: fetched) { served[file.kind] = body }
+                if let body = checkFile(label: label, path: file.path, url: u, kind: file.kind, site: site, fetched: fetched) { served[file.kind] = body }
             } else {
                 // The legacy root path: iOS 9–12 only; a warning, not a failure.
                 if fetched.status == 200, fetched.mediaType == "application/json", fetched.body == AASAGenerator.bytes(for: site) {
@@ -180,8 +180,8 @@ struct Doctor {
 
     /// Status, content type, encoding, syntax, size, keys and drift; returns the body when it is
     /// usable for the route checks.
-    mutating func checkFile(label: String, url u: String, kind: FileKind, site: CompiledSite, fetched: Fetch) -> [UInt8]? {
-        let name = kind == .aasa ? "AASA" : "assetlinks.json"
+    mutating func checkFile(label: String, path: String, url u: String, kind: FileKind, site: CompiledSite, fetched: Fetch) -> [UInt8]? {
+        let name = path
         let platform = kind == .aasa ? "Apple's CDN" : "Android's verifier"
         switch fetched.status {
         case 200:
@@ -228,17 +228,17 @@ struct Doctor {
         pass("\(label): \(name) is strict JSON (\(body.count) bytes, no BOM)")
         if kind == .aasa {
             if body.count > 128 * 1024 {
-                fail("\(label): AASA is \(body.count) bytes, over Apple's 128 KB limit",
+                fail("\(label): \(name) is \(body.count) bytes, over Apple's 128 KB limit",
                      fix: "merge routes into wider patterns or move sites to separate domains")
             }
             guard let applinks = json["applinks"], applinks["details"]?.arrayValue != nil else {
-                fail("\(label): AASA has no applinks.details", fix: "serve the file 'linkwell generate aasa' prints")
+                fail("\(label): \(name) has no applinks.details", fix: "serve the file 'linkwell generate aasa' prints")
                 return nil
             }
             do {
                 _ = try AppleMatcher(aasa: json)
             } catch {
-                fail("\(label): iOS would reject the AASA: \(error)", fix: "serve the file 'linkwell generate aasa' prints")
+                fail("\(label): iOS would reject \(name): \(error)", fix: "serve the file 'linkwell generate aasa' prints")
                 return nil
             }
             let listed = Set((applinks["details"]?.arrayValue ?? []).flatMap { d in
@@ -246,9 +246,9 @@ struct Doctor {
             })
             for app in site.iosApps {
                 if listed.contains(app.appID) {
-                    pass("\(label): AASA lists \(app.appID)")
+                    pass("\(label): \(name) lists \(app.appID)")
                 } else {
-                    fail("\(label): AASA does not list \(app.appID)", fix: "deploy the current config (the served file is older or for another site)")
+                    fail("\(label): \(name) does not list \(app.appID)", fix: "deploy the current config (the served file is older or for another site)")
                 }
             }
         } else {
@@ -256,14 +256,14 @@ struct Doctor {
             switch AssetLinksFile.parse(body) {
             case let .success(f): file = f
             case let .failure(rejection):
-                fail("\(label): Android rejects the whole assetlinks.json: \(rejection)", fix: "serve the file 'linkwell generate assetlinks' prints")
+                fail("\(label): Android rejects the whole \(name): \(rejection)", fix: "serve the file 'linkwell generate assetlinks' prints")
                 return nil
             }
             for app in site.androidApps {
                 if file.isVerified(package: app.package, certificates: app.fingerprints) {
-                    pass("\(label): assetlinks.json verifies \(app.package) with the configured fingerprint(s)")
+                    pass("\(label): \(name) verifies \(app.package) with the configured fingerprint(s)")
                 } else {
-                    fail("\(label): assetlinks.json does not verify \(app.package) with \(app.fingerprints.joined(separator: ", "))",
+                    fail("\(label): \(name) does not verify \(app.package) with \(app.fingerprints.joined(separator: ", "))",
                          fix: "with Play App Signing use the app-signing key's SHA-256 (Play Console → App integrity), not the upload key's; upper-case hex pairs")
                 }
             }
@@ -300,6 +300,7 @@ struct Doctor {
     mutating func checkRoutes(label: String, host: String, site: CompiledSite, served: [FileKind: [UInt8]]) {
         let apple = served[.aasa].flatMap { try? AppleMatcher(aasa: try JSONValue.parse($0)) }
         let android = served[.assetlinks].flatMap { try? AssetLinksFile.parse($0).get() }
+        guard apple != nil || android != nil else { return }
         for entry in site.routes {
             guard let name = entry.route?.name else { continue }
             let sample: String
@@ -318,9 +319,7 @@ struct Doctor {
                 for appID in entry.iosAppIDs where decisions.first(where: { $0.appID == appID })?.verdict != .match {
                     missing.append("iOS \(appID)")
                 }
-            } else if !entry.iosAppIDs.isEmpty {
-                missing.append("iOS (no usable AASA)")
-            }
+            }  // else: the file's own FAIL line says why; no route can be claimed through it
             if let android {
                 for package in entry.androidPackages {
                     let certs = site.androidApps.first { $0.package == package }?.fingerprints ?? []
@@ -328,11 +327,9 @@ struct Doctor {
                         missing.append("Android \(package)")
                     }
                 }
-            } else if !entry.androidPackages.isEmpty {
-                missing.append("Android (no usable assetlinks.json)")
-            }
+            }  // else: the file's own FAIL line says why; no route can be claimed through it
             if missing.isEmpty {
-                let who = entry.iosAppIDs.map { "iOS \($0)" } + entry.androidPackages.map { "Android \($0)" }
+                let who = (apple == nil ? [] : entry.iosAppIDs.map { "iOS \($0)" }) + (android == nil ? [] : entry.androidPackages.map { "Android \($0)" })
                 pass("\(label): route '\(name)' \(sample) opens \(who.isEmpty ? "no app (none configured)" : who.joined(separator: ", ")) through the served files")
             } else {
                 fail("\(label): route '\(name)' \(sample) is not claimed for \(missing.joined(separator: ", ")) by the served files",
