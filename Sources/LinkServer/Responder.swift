@@ -17,6 +17,8 @@ public struct ResponderResult: Sendable {
     public var route: String?
     /// After proxy trust.
     public var client: String
+    /// `http`, or what a trusted proxy reports (`X-Forwarded-Proto`, `Forwarded: proto=`).
+    public var scheme: String = "http"
 }
 
 /// Request → response: a pure function of the snapshot and the request facts.
@@ -27,7 +29,7 @@ public enum Responder {
     public static func respond(_ snapshot: Snapshot, _ facts: RequestFacts) -> ResponderResult {
         let trust = snapshot.proxyTrust.resolve(facts)
         func result(_ response: HTTPResponse, _ kind: RequestKind, site: String? = nil, route: String? = nil) -> ResponderResult {
-            ResponderResult(response: response, kind: kind, site: site, route: route, client: trust.client)
+            ResponderResult(response: response, kind: kind, site: site, route: route, client: trust.client, scheme: trust.scheme)
         }
 
         guard isOriginForm(facts.rawTarget) else {

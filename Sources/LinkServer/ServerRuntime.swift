@@ -108,7 +108,7 @@ public final class ServerRuntime: Sendable {
         log.event("request", [
             ("site", result.site.map { .string($0) }), ("method", .string(facts.method)), ("path", .string(path)),
             ("status", .int(status)), ("bytes", .int(bytes)), ("duration_ms", .double(seconds * 1000)),
-            ("client", .string(result.client)), ("route", result.route.map { .string($0) }),
+            ("client", .string(result.client)), ("scheme", .string(result.scheme)), ("route", result.route.map { .string($0) }),
             ("kind", .string(result.kind.rawValue)),
         ])
     }

@@ -10,6 +10,8 @@ let commands: [String: any LinkwellCommand.Type] = [
     "check": CheckCommand.self,
     "verify": VerifyCommand.self,
     "serve": ServeCommand.self,
+    "doctor": DoctorCommand.self,
+    "healthcheck": HealthcheckCommand.self,
 ]
 
 let topHelp = """
@@ -31,6 +33,8 @@ let topHelp = """
       link                      Build a link for a route from parameters.
       routes                    List the routes of every site.
       verify                    Run the Apple or Android matcher on any association file (swcutil stand-in).
+      doctor                    Check a live deployment over HTTPS the way Apple and Google fetch it.
+      healthcheck               GET a loopback URL and exit 0 on 2xx (container HEALTHCHECK; no curl needed).
 
       See 'linkwell <subcommand> --help' for detailed help.
     """

@@ -313,6 +313,14 @@ struct ProxyTrustTests {
         #expect(trust.resolve(facts).client == "192.0.2.60")
     }
 
+    @Test("the scheme the result reports (and the request log shows) is the proxy's, only from a trusted peer")
+    func schemeInResult() {
+        #expect(respond(multi, "/item/1", peer: "127.0.0.1") { $0.xForwardedProto = ["https"] }.scheme == "https")
+        #expect(respond(multi, "/item/1", peer: "127.0.0.1") { $0.forwarded = ["for=192.0.2.1;proto=https"]; $0.xForwardedProto = ["http"] }.scheme == "https")
+        #expect(respond(multi, "/item/1", peer: "192.0.2.10") { $0.xForwardedProto = ["https"] }.scheme == "http")
+        #expect(respond(multi, "/item/1", peer: "127.0.0.1").scheme == "http")
+    }
+
     @Test("a config that trusts nothing ignores the headers even from loopback")
     func trustsNothing() {
         var server = ServerSettings()

@@ -112,3 +112,7 @@ def generate(config, which, site=None):
     if site:
         args += ["--site", site]
     return subprocess.run(args, capture_output=True, check=True, cwd=ROOT).stdout
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: builds or runs something heavy (release build, container image); still part of `make test`")

@@ -1,0 +1,55 @@
+# Linkwell container image.
+#   docker build -t linkwell .                       (builds from source in the swift image)
+#   docker run -p 8080:8080 -p 9090:9090 linkwell    (default config baked in)
+#   docker run -v $PWD/my.json5:/etc/linkwell/linkwell.json5:ro ... linkwell
+# Package a binary built elsewhere (release, --static-swift-stdlib, on bookworm or older glibc):
+#   mkdir -p prebuilt && cp .build/release/linkwell prebuilt/
+#   docker build --build-arg BINARY_FROM=prebuilt -t linkwell .
+# Reference: docs/deploy.md.
+
+ARG SWIFT_IMAGE=swift:6.0-bookworm
+ARG RUNTIME_IMAGE=debian:bookworm-slim
+# `build` compiles in SWIFT_IMAGE; `prebuilt` takes prebuilt/linkwell from the build context.
+ARG BINARY_FROM=build
+
+# ---- build: the release binary, Swift runtime linked in statically --------------------------
+FROM ${SWIFT_IMAGE} AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libmicrohttpd-dev libqrencode-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Package.swift ./
+COPY Sources ./Sources
+RUN swift build -c release --static-swift-stdlib \
+ && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/linkwell" /out/linkwell
+
+# ---- prebuilt: a binary from the build context ------------------------------------------------
+FROM scratch AS prebuilt
+COPY prebuilt/linkwell /out/linkwell
+
+FROM ${BINARY_FROM} AS binary
+
+# ---- runtime: Debian slim, two shared libraries, CA certificates, no shell tools needed -----
+FROM ${RUNTIME_IMAGE} AS runtime
+# The packages may already be in a custom RUNTIME_IMAGE; then nothing is downloaded.
+RUN if ! dpkg -s libmicrohttpd12 libqrencode4 ca-certificates >/dev/null 2>&1; then \
+      apt-get update \
+      && apt-get install -y --no-install-recommends libmicrohttpd12 libqrencode4 ca-certificates \
+      && rm -rf /var/lib/apt/lists/*; \
+    fi \
+ && groupadd --gid 10001 linkwell \
+ && useradd --no-log-init --no-create-home --uid 10001 --gid linkwell --home-dir /nonexistent --shell /usr/sbin/nologin linkwell
+COPY --from=binary /out/linkwell /usr/local/bin/linkwell
+COPY public /usr/local/share/linkwell/public
+COPY config/linkwell.json5 /etc/linkwell/linkwell.json5
+# public/ is found as ./public.
+WORKDIR /usr/local/share/linkwell
+USER 10001:10001
+EXPOSE 8080 9090
+# No curl in the image: the binary does the loopback GET itself.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=5s --retries=3 \
+  CMD ["/usr/local/bin/linkwell", "healthcheck", "--timeout", "3", "http://127.0.0.1:9090/healthz"]
+# Exec form: linkwell is PID 1 and receives SIGTERM itself (it drains and exits).
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/local/bin/linkwell"]
+CMD ["serve", "--config", "/etc/linkwell/linkwell.json5", "--listen", "0.0.0.0:8080", "--admin", "0.0.0.0:9090"]

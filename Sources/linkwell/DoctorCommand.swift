@@ -1,0 +1,446 @@
+// linkwell doctor — checks a deployment from the outside, the way Apple's CDN and Android's
+// verifier see it: both files over HTTPS, no redirects followed, status, content type, strict
+// JSON, size, certificate, drift from the local config, and every route claimed on both
+// platforms through the files actually served. Debian's curl does the fetching (predictable
+// redirect, TLS and --resolve behaviour on Linux).
+
+import Association
+import Foundation
+import LinkRouting
+
+enum DoctorCommand: LinkwellCommand {
+    static let spec = CommandSpec(
+        name: "doctor",
+        overview: "Check a live deployment: the association files as Apple and Google fetch them, for every domain of the config.",
+        usage: "linkwell doctor https://<domain>[:<port>] [--config <file>] [--site <name>] [--cacert <file>] [--resolve <host:port:addr> ...] [--timeout <seconds>]",
+        arguments: [("https://<domain>[:<port>]", "The deployment to check. Every exact domain of the config (and the root of every wildcard) is checked on the same port.")],
+        options: [
+            configOption,
+            OptionSpec(name: "--site", valueName: "name", help: "Check only this site's domains (default: every site of the config)."),
+            OptionSpec(name: "--cacert", valueName: "file", help: "Trust this CA certificate (PEM) instead of the system store — for staging or `tls internal`."),
+            OptionSpec(name: "--resolve", valueName: "host:port:addr", help: "Connect to addr for host:port (curl's --resolve), to test before DNS points at the server.", repeatable: true),
+            OptionSpec(name: "--timeout", valueName: "seconds", help: "Per-request time limit (default 15)."),
+        ],
+        discussion: """
+            Prints one line per check: PASS, WARN or FAIL, what was checked, and for a failure how to
+            fix it. Exit status: 0 when nothing failed, 1 when a check failed, 64 on usage errors.
+            Needs curl (Debian: apt-get install curl).
+            """
+    )
+
+    static func run(_ args: Arguments) throws -> Int32 {
+        guard args.positional.count == 1 else { throw UsageError(message: "give the deployment's URL, e.g. linkwell doctor https://example.com") }
+        guard let base = URLParts(args.positional[0]), base.scheme == "https" || base.scheme == "http", !base.host.isEmpty else {
+            throw UsageError(message: "'\(args.positional[0])' is not an https URL; give https://<domain>[:<port>]")
+        }
+        var timeout = 15
+        if let t = args.value("--timeout") {
+            guard let v = Int(t), v > 0 else { throw UsageError(message: "--timeout must be a positive number of seconds") }
+            timeout = v
+        }
+        let (table, _) = try loadTable(args)
+        var doctor = Doctor(
+            table: table, scheme: base.scheme, port: base.port, cacert: args.value("--cacert"),
+            resolve: args.values("--resolve"), timeout: timeout)
+        if let name = args.value("--site"), table.site(named: name) == nil {
+            throw UsageError(message: "no site '\(name)'; the config has \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))")
+        }
+        doctor.run(urlHost: base.host, onlySite: args.value("--site"))
+        Output.out("doctor: \(doctor.passed) passed, \(doctor.warnings) warning(s), \(doctor.failed) failed")
+        return doctor.failed > 0 ? 1 : 0
+    }
+}
+
+/// The checks, and their tally.
+struct Doctor {
+    let table: RouteTable
+    let scheme: String
+    let port: Int?
+    let cacert: String?
+    let resolve: [String]
+    let timeout: Int
+    var passed = 0
+    var warnings = 0
+    var failed = 0
+
+    init(table: RouteTable, scheme: String, port: Int?, cacert: String?, resolve: [String], timeout: Int) {
+        self.table = table
+        self.scheme = scheme
+        self.port = port
+        self.cacert = cacert
+        self.resolve = resolve
+        self.timeout = timeout
+    }
+
+    mutating func pass(_ what: String) {
+        passed += 1
+        Output.out("PASS \(what)")
+    }
+
+    mutating func warn(_ what: String, fix: String) {
+        warnings += 1
+        Output.out("WARN \(what) — fix: \(fix)")
+    }
+
+    mutating func fail(_ what: String, fix: String) {
+        failed += 1
+        Output.out("FAIL \(what) — fix: \(fix)")
+    }
+
+    /// The hosts to check, each with the site whose files it must serve.
+    func targets(urlHost: String, onlySite: String?) -> [(host: String, site: CompiledSite, note: String?)] {
+        var out: [(String, CompiledSite, String?)] = []
+        var seen = Set<String>()
+        func add(_ host: String, _ site: CompiledSite, _ note: String?) {
+            if seen.insert(host).inserted { out.append((host, site, note)) }
+        }
+        if let site = table.site(forHost: urlHost, fallbackToDefault: false), onlySite == nil || site.name == onlySite {
+            add(urlHost, site, nil)
+        }
+        for site in table.sites where onlySite == nil || site.name == onlySite {
+            for d in site.exactDomains { add(d, site, nil) }
+            for w in site.wildcardSuffixes {
+                // `*.example.com` is verified against the file on `example.com` itself.
+                add(String(w.dropFirst()), site, "root of *\(w)")
+            }
+        }
+        return out
+    }
+
+    mutating func run(urlHost: String, onlySite: String?) {
+        let host = urlHost.lowercased()
+        if scheme != "https" {
+            fail("\(scheme)://\(host): Apple and Android fetch the association files over https only",
+                 fix: "put TLS in front of Linkwell (Caddy, nginx or a load balancer; see docs/deploy.md) and run doctor with https://")
+        }
+        if table.site(forHost: host, fallbackToDefault: false) == nil {
+            warn("\(host) is not a domain of any site in the config; checking the config's domains instead",
+                 fix: "add '\(host)' to a site's domains, or run doctor with one of them")
+        }
+        let targets = targets(urlHost: host, onlySite: onlySite)
+        if targets.isEmpty {
+            fail("the config lists no domains to check", fix: "add domains to the site")
+            return
+        }
+        for t in targets {
+            check(host: t.host, site: t.site, note: t.note)
+        }
+    }
+
+    func url(host: String, path: String) -> String {
+        "\(scheme)://\(host)\(port.map { ":\($0)" } ?? "")\(path)"
+    }
+
+    // MARK: - One host
+
+    mutating func check(host: String, site: CompiledSite, note: String?) {
+        let label = note.map { "\(host) (\($0))" } ?? host
+        var tlsReported = false
+        var files: [(path: String, kind: FileKind, required: Bool)] = []
+        if !site.iosApps.isEmpty {
+            files.append(("/.well-known/apple-app-site-association", .aasa, true))
+            files.append(("/apple-app-site-association", .aasa, false))
+        }
+        if !site.androidApps.isEmpty {
+            files.append(("/.well-known/assetlinks.json", .assetlinks, true))
+        }
+        var served: [FileKind: [UInt8]] = [:]
+        for file in files {
+            let u = url(host: host, path: file.path)
+            let fetched = Fetch.run(url: u, cacert: cacert, resolve: resolve, timeout: timeout, userAgent: file.kind == .aasa ? "AASA-Bot/1.0.0" : nil)
+            if let problem = fetched.transportError {
+                if file.required {
+                    fail("\(label): \(u): \(problem.what)", fix: problem.fix)
+                } else {
+                    warn("\(label): \(u): \(problem.what)", fix: problem.fix)
+                }
+                if problem.isTLS || problem.isConnect { return }  // the other files would fail the same way
+                continue
+            }
+            if !tlsReported, scheme == "https" {
+                tlsReported = true
+                pass("\(label): TLS certificate valid for \(host)\(cacert != nil ? " (trusted through --cacert)" : "")")
+            }
+            if file.required {
+                if let body = checkFile(label: label, path: file.path, url: u, kind: file.kind, site: site, fetched: fetched) { served[file.kind] = body }
+            } else {
+                // The legacy root path: iOS 9–12 only; a warning, not a failure.
+                if fetched.status == 200, fetched.mediaType == "application/json", fetched.body == AASAGenerator.bytes(for: site) {
+                    pass("\(label): \(file.path) (legacy iOS 9–12 path) serves the same file")
+                } else {
+                    warn("\(label): \(u) answers \(fetched.status)\(fetched.location.map { " → \($0)" } ?? "") \(fetched.contentType ?? "without Content-Type")",
+                         fix: "proxy /apple-app-site-association to Linkwell too (old iOS versions read it)")
+                }
+            }
+        }
+        checkRoutes(label: label, host: host, site: site, served: served)
+    }
+
+    enum FileKind: Hashable { case aasa, assetlinks }
+
+    /// Status, content type, encoding, syntax, size, keys and drift; returns the body when it is
+    /// usable for the route checks.
+    mutating func checkFile(label: String, path: String, url u: String, kind: FileKind, site: CompiledSite, fetched: Fetch) -> [UInt8]? {
+        let name = path
+        let platform = kind == .aasa ? "Apple's CDN" : "Android's verifier"
+        switch fetched.status {
+        case 200:
+            pass("\(label): \(name) status 200 without redirect")
+        case 301, 302, 303, 307, 308:
+            fail("\(label): \(u) redirects (\(fetched.status) → \(fetched.location ?? "no Location")); \(platform) never follows redirects",
+                 fix: "serve /.well-known/ directly on every domain: exempt it from the proxy's http→https and www/non-www redirects (see config/deploy/)")
+            return nil
+        case 404:
+            fail("\(label): \(u) answers 404; the file is not reaching clients",
+                 fix: "proxy /.well-known/ (and /apple-app-site-association) to Linkwell instead of serving it from the web root, and list '\(label.split(separator: " ")[0])' in the site's domains")
+            return nil
+        case 401, 403:
+            fail("\(label): \(u) answers \(fetched.status); \(platform) sends no credentials and comes from unpublished addresses",
+                 fix: "remove auth, IP/country and User-Agent filtering (WAF, bot protection) for /.well-known/")
+            return nil
+        default:
+            fail("\(label): \(u) answers \(fetched.status); anything but 200 means no association",
+                 fix: "check the proxy's upstream (is Linkwell running? 'curl http://127.0.0.1:9090/readyz') and its error log")
+            return nil
+        }
+        if fetched.mediaType == "application/json" {
+            pass("\(label): \(name) Content-Type \(fetched.contentType ?? "")")
+        } else {
+            fail("\(label): \(name) Content-Type is \(fetched.contentType.map { "'\($0)'" } ?? "missing"), not application/json",
+                 fix: "let the proxy pass Linkwell's Content-Type through (no 'default_type'/'add_header Content-Type'/'header Content-Type' override for /.well-known/)")
+        }
+        if fetched.contentEncoding != nil {
+            warn("\(label): \(name) sent Content-Encoding '\(fetched.contentEncoding!)' though curl asked for none",
+                 fix: "do not compress /.well-known/ responses for clients that did not ask")
+        }
+        let body = fetched.body
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) {
+            fail("\(label): \(name) starts with a UTF-8 byte-order mark", fix: "serve the file generated by Linkwell unchanged; remove the BOM")
+            return nil
+        }
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(body)
+        } catch {
+            fail("\(label): \(name) is not strict JSON: \(error)", fix: "serve Linkwell's generated file, not a hand-edited or HTML error page")
+            return nil
+        }
+        pass("\(label): \(name) is strict JSON (\(body.count) bytes, no BOM)")
+        if kind == .aasa {
+            if body.count > 128 * 1024 {
+                fail("\(label): \(name) is \(body.count) bytes, over Apple's 128 KB limit",
+                     fix: "merge routes into wider patterns or move sites to separate domains")
+            }
+            guard let applinks = json["applinks"], applinks["details"]?.arrayValue != nil else {
+                fail("\(label): \(name) has no applinks.details", fix: "serve the file 'linkwell generate aasa' prints")
+                return nil
+            }
+            do {
+                _ = try AppleMatcher(aasa: json)
+            } catch {
+                fail("\(label): iOS would reject \(name): \(error)", fix: "serve the file 'linkwell generate aasa' prints")
+                return nil
+            }
+            let listed = Set((applinks["details"]?.arrayValue ?? []).flatMap { d in
+                (d["appIDs"]?.arrayValue?.compactMap(\.stringValue) ?? []) + [d["appID"]?.stringValue].compactMap { $0 }
+            })
+            for app in site.iosApps {
+                if listed.contains(app.appID) {
+                    pass("\(label): \(name) lists \(app.appID)")
+                } else {
+                    fail("\(label): \(name) does not list \(app.appID)", fix: "deploy the current config (the served file is older or for another site)")
+                }
+            }
+        } else {
+            let file: AssetLinksFile
+            switch AssetLinksFile.parse(body) {
+            case let .success(f): file = f
+            case let .failure(rejection):
+                fail("\(label): Android rejects the whole \(name): \(rejection)", fix: "serve the file 'linkwell generate assetlinks' prints")
+                return nil
+            }
+            for app in site.androidApps {
+                if file.isVerified(package: app.package, certificates: app.fingerprints) {
+                    pass("\(label): \(name) verifies \(app.package) with the configured fingerprint(s)")
+                } else {
+                    fail("\(label): \(name) does not verify \(app.package) with \(app.fingerprints.joined(separator: ", "))",
+                         fix: "with Play App Signing use the app-signing key's SHA-256 (Play Console → App integrity), not the upload key's; upper-case hex pairs")
+                }
+            }
+        }
+        let expected = kind == .aasa ? AASAGenerator.bytes(for: site) : AssetLinksGenerator.bytes(for: site)
+        if body == expected {
+            pass("\(label): \(name) is byte-identical to what the local config generates")
+        } else {
+            let cached = fetched.header("age") != nil || fetched.headers.contains { ["x-cache", "cf-cache-status", "x-cache-status"].contains($0.name) && $0.value.lowercased().contains("hit") }
+            fail("\(label): \(name) differs from what the local config generates (\(body.count) bytes served, \(expected.count) expected)\(cached ? "; a cache answered" : "")",
+                 fix: cached
+                    ? "purge the CDN/proxy cache for /.well-known/ and keep its TTL short; Apple's CDN itself re-fetches only within ~24 h"
+                    : "reload Linkwell with this config (systemctl reload linkwell / kill -HUP) or run doctor with the deployed --config")
+        }
+        checkCaching(label: label, name: name, fetched: fetched)
+        return body
+    }
+
+    mutating func checkCaching(label: String, name: String, fetched: Fetch) {
+        guard let cc = fetched.header("cache-control")?.lowercased() else { return }
+        var maxAge: Int? = nil
+        for part in cc.split(separator: ",") {
+            let kv = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+            if kv.count == 2, kv[0] == "max-age" || kv[0] == "s-maxage", let v = Int(kv[1]) { maxAge = max(maxAge ?? 0, v) }
+        }
+        if let maxAge, maxAge > 3600 {
+            warn("\(label): \(name) Cache-Control '\(cc)' keeps a changed file stale for \(maxAge / 60) min in caches (Apple's CDN adds up to a day)",
+                 fix: "keep max-age at an hour or less (server.associationCacheControl)")
+        }
+    }
+
+    // MARK: - Routes through the served files
+
+    mutating func checkRoutes(label: String, host: String, site: CompiledSite, served: [FileKind: [UInt8]]) {
+        let apple = served[.aasa].flatMap { try? AppleMatcher(aasa: try JSONValue.parse($0)) }
+        let android = served[.assetlinks].flatMap { try? AssetLinksFile.parse($0).get() }
+        guard apple != nil || android != nil else { return }
+        for entry in site.routes {
+            guard let name = entry.route?.name else { continue }
+            let sample: String
+            do {
+                let built = try table.build(site: site.name, route: name, parameters: entry.sampleParameters(), form: .https)
+                // The same link on the host being checked.
+                let prefix = "https://\(site.canonicalHost)"
+                sample = built.hasPrefix(prefix) ? "https://\(host)" + built.dropFirst(prefix.count) : built
+            } catch {
+                warn("\(label): route '\(name)': no sample link: \(error)", fix: "run 'linkwell validate'")
+                continue
+            }
+            var missing: [String] = []
+            if let apple {
+                let decisions = apple.decisions(for: sample)
+                for appID in entry.iosAppIDs where decisions.first(where: { $0.appID == appID })?.verdict != .match {
+                    missing.append("iOS \(appID)")
+                }
+            }  // else: the file's own FAIL line says why; no route can be claimed through it
+            if let android {
+                for package in entry.androidPackages {
+                    let certs = site.androidApps.first { $0.package == package }?.fingerprints ?? []
+                    if android.handles(url: sample, package: package, certificates: certs)?.handled != true {
+                        missing.append("Android \(package)")
+                    }
+                }
+            }  // else: the file's own FAIL line says why; no route can be claimed through it
+            if missing.isEmpty {
+                let who = (apple == nil ? [] : entry.iosAppIDs.map { "iOS \($0)" }) + (android == nil ? [] : entry.androidPackages.map { "Android \($0)" })
+                pass("\(label): route '\(name)' \(sample) opens \(who.isEmpty ? "no app (none configured)" : who.joined(separator: ", ")) through the served files")
+            } else {
+                fail("\(label): route '\(name)' \(sample) is not claimed for \(missing.joined(separator: ", ")) by the served files",
+                     fix: "serve the files this config generates (see the drift and file checks above); 'linkwell check \(sample)' explains the route")
+            }
+        }
+    }
+}
+
+/// One GET through curl, redirects not followed.
+struct Fetch {
+    struct Problem {
+        var what: String
+        var fix: String
+        var isTLS = false
+        var isConnect = false
+    }
+
+    var status = 0
+    var headers: [(name: String, value: String)] = []
+    var body: [UInt8] = []
+    var transportError: Problem?
+
+    func header(_ name: String) -> String? { headers.last { $0.name == name }?.value }
+    var contentType: String? { header("content-type") }
+    var mediaType: String? {
+        contentType.map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased() }
+    }
+    var location: String? { header("location") }
+    var contentEncoding: String? { header("content-encoding").flatMap { $0.lowercased() == "identity" ? nil : $0 } }
+
+    static func run(url: String, cacert: String?, resolve: [String], timeout: Int, userAgent: String?) -> Fetch {
+        var result = Fetch()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("linkwell-doctor-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        do {
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        } catch {
+            result.transportError = Problem(what: "cannot create a temporary directory: \(error)", fix: "check TMPDIR")
+            return result
+        }
+        let headerFile = dir.appendingPathComponent("headers").path
+        let bodyFile = dir.appendingPathComponent("body").path
+        var args = ["-sS", "--max-redirs", "0", "--proto", "=https,http", "--max-time", String(timeout), "--connect-timeout", String(min(timeout, 10)),
+                    "-D", headerFile, "-o", bodyFile, "-w", "%{http_code}"]
+        if let cacert { args += ["--cacert", cacert] }
+        for r in resolve { args += ["--resolve", r] }
+        if let userAgent { args += ["-A", userAgent] }
+        args += ["--", url]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.curlPath())
+        process.arguments = args
+        let errPipe = Pipe()
+        let outPipe = Pipe()
+        process.standardError = errPipe
+        process.standardOutput = outPipe
+        do {
+            try process.run()
+        } catch {
+            result.transportError = Problem(what: "cannot run curl: \(error)", fix: "install curl (apt-get install curl)", isConnect: true)
+            return result
+        }
+        let stderr = String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        _ = outPipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let code = process.terminationStatus
+        let message = stderr.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "\n", with: " ")
+        switch code {
+        case 0: break
+        case 60, 51, 58, 77, 83:
+            result.transportError = Problem(
+                what: "certificate not valid: \(message)",
+                fix: "serve a certificate from a public CA covering the host (Let's Encrypt via Caddy or certbot) with its full chain; Apple and Android reject self-signed and incomplete chains",
+                isTLS: true)
+            return result
+        case 35, 53, 54, 59, 66, 80:
+            result.transportError = Problem(what: "TLS handshake failed: \(message)", fix: "serve TLS 1.2+ with a certificate for this host on this port", isTLS: true)
+            return result
+        case 6:
+            result.transportError = Problem(what: "host does not resolve: \(message)", fix: "add a DNS record pointing at the proxy (or test with --resolve host:port:addr)", isConnect: true)
+            return result
+        case 7, 28:
+            result.transportError = Problem(what: "cannot connect: \(message)", fix: "is the proxy listening on this port and reachable from the internet? Apple's CDN needs port 443", isConnect: true)
+            return result
+        case 47:
+            break  // too many redirects: curl stops at the first; the status below reports it
+        default:
+            result.transportError = Problem(what: "curl failed (exit \(code)): \(message)", fix: "run the same request with 'curl -v' to see what breaks")
+            return result
+        }
+        let head = (try? String(contentsOfFile: headerFile, encoding: .isoLatin1)) ?? ""
+        let blocks = head.components(separatedBy: "\r\n\r\n").filter { $0.hasPrefix("HTTP/") }
+        if let last = blocks.last {
+            let lines = last.components(separatedBy: "\r\n")
+            let parts = lines[0].split(separator: " ")
+            if parts.count >= 2, let s = Int(parts[1]) { result.status = s }
+            for line in lines.dropFirst() {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                result.headers.append((line[..<colon].trimmingCharacters(in: .whitespaces).lowercased(),
+                                       line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            }
+        }
+        result.body = (FileManager.default.contents(atPath: bodyFile)).map { Array($0) } ?? []
+        return result
+    }
+
+    static func curlPath() -> String {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin"] {
+            let p = "\(dir)/curl"
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return "/usr/bin/curl"
+    }
+}
