@@ -17,6 +17,7 @@ import LinkServer
 var quick = false
 var sizes = [100, 1_000, 10_000, 100_000]
 var loadRoutes = 10_000
+var runLoad = true
 var publicDir: String? = FileManager.default.fileExists(atPath: "public") ? "public" : nil
 do {
     var args = CommandLine.arguments.dropFirst()
@@ -26,6 +27,7 @@ do {
         case "--sizes": sizes = (args.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
         case "--load-routes": loadRoutes = Int(args.popFirst() ?? "") ?? loadRoutes
         case "--public": publicDir = args.popFirst()
+        case "--no-load": runLoad = false
         case "-h", "--help":
             print("usage: linkwell-bench [--quick] [--sizes 100,1000,10000,100000] [--load-routes 10000] [--public DIR]")
             exit(0)
@@ -303,6 +305,11 @@ var resolution: [[String: Any]] = []
 for n in sizes {
     FileHandle.standardError.write(Data("linkwell-bench: resolution at \(n) routes\n".utf8))
     resolution.append(resolutionBenchmark(routes: n))
+}
+if !runLoad {
+    let json = try! JSONSerialization.data(withJSONObject: ["resolution": resolution], options: [.prettyPrinted, .sortedKeys])
+    FileHandle.standardOutput.write(json)
+    exit(0)
 }
 FileHandle.standardError.write(Data("linkwell-bench: load at \(loadRoutes) routes (1 site)\n".utf8))
 let loadOne = loadBenchmark(routes: loadRoutes, sites: 1)
