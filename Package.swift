@@ -34,6 +34,12 @@ let package = Package(
             name: "linkwell",
             dependencies: ["LinkRouting", "Association", "LandingPages", "LinkServer"]
         ),
+        // Route-resolution / load / reload benchmark (bench/run, BENCHMARKS.md). Run in release mode.
+        .executableTarget(
+            name: "linkwell-bench",
+            dependencies: ["LinkRouting", "Association", "LinkServer"],
+            path: "bench/Sources/linkwell-bench"
+        ),
         .testTarget(name: "LinkRoutingTests", dependencies: ["LinkRouting"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AssociationTests", dependencies: ["Association", "LinkRouting"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LandingPagesTests", dependencies: ["LandingPages", "LinkRouting"], resources: [.copy("Fixtures")]),

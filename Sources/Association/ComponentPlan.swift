@@ -86,19 +86,54 @@ public struct ComponentPlan: Sendable {
     /// guard exclusions would block moves ahead of that route when the two never match the same URL.
     static func emissionOrder(_ entries: [CompiledEntry]) -> [CompiledEntry] {
         let n = entries.count
-        // Entries can only interact when their first segments can: bucket by first literal.
-        var buckets: [String: [Int]] = [:]
-        var wild: [Int] = []
-        func key(_ e: CompiledEntry) -> String? {
-            if case let .literal(l)? = e.pattern.segments.first { return l }
-            return e.pattern.segments.isEmpty ? "" : nil
-        }
+        // Entries can only interact (overlap, or one's samples match the other's guard globs)
+        // when their leading literal segments agree wherever both have one: a guard glob spells
+        // the route's leading literals exactly, and an entry's samples spell its own. Index the
+        // entries in a trie of leading literals; an entry's neighbours are the entries on its
+        // node's ancestors (shorter literal prefixes, down to the root: first segment not a
+        // literal) and in its node's subtree.
+        var trieChildren: [[String: Int]] = [[:]]
+        var trieParent: [Int] = [-1]
+        var trieEntries: [[Int]] = [[]]
+        var nodeOf = Array(repeating: 0, count: n)
         for (i, e) in entries.enumerated() {
-            if let k = key(e) { buckets[k, default: []].append(i) } else { wild.append(i) }
+            var node = 0
+            for seg in e.pattern.segments {
+                guard case let .literal(l) = seg else { break }
+                if let next = trieChildren[node][l] {
+                    node = next
+                } else {
+                    trieChildren.append([:])
+                    trieParent.append(node)
+                    trieEntries.append([])
+                    trieChildren[node][l] = trieChildren.count - 1
+                    node = trieChildren.count - 1
+                }
+            }
+            trieEntries[node].append(i)
+            nodeOf[i] = node
+        }
+        var subtreeCache: [Int: [Int]] = [:]
+        func subtree(_ node: Int) -> [Int] {
+            if let cached = subtreeCache[node] { return cached }
+            var out = trieEntries[node]
+            var stack = Array(trieChildren[node].values)
+            while let m = stack.popLast() {
+                out += trieEntries[m]
+                stack += trieChildren[m].values
+            }
+            subtreeCache[node] = out
+            return out
         }
         func neighbours(_ i: Int) -> [Int] {
-            guard let k = key(entries[i]) else { return Array(0..<n) }
-            return (buckets[k] ?? []) + wild
+            let node = nodeOf[i]
+            var out = subtree(node)
+            var up = trieParent[node]
+            while up >= 0 {
+                out += trieEntries[up]
+                up = trieParent[up]
+            }
+            return out
         }
         var after = Array(repeating: [Int](), count: n)  // after[i]: entries that must follow i
         var indegree = Array(repeating: 0, count: n)
@@ -112,12 +147,13 @@ public struct ComponentPlan: Sendable {
         for j in 0..<n {
             for i in neighbours(j) where i < j && entries[i].pattern.overlaps(entries[j].pattern) { edge(i, j) }
         }
+        var samples: [[String]?] = Array(repeating: nil, count: n)
         for r in 0..<n where entries[r].isRoute {
             let guards = guardGlobs(entries[r].pattern)
             guard !guards.isEmpty else { continue }
             for y in neighbours(r) where y != r && !entries[y].pattern.overlaps(entries[r].pattern) {
-                let samples = RouteTable.samplePaths(for: entries[y], variants: 2).accepted
-                if samples.contains(where: { s in guards.contains { AppleGlob.matches(pattern: $0, path: s) } }) {
+                if samples[y] == nil { samples[y] = RouteTable.samplePaths(for: entries[y], variants: 2).accepted }
+                if samples[y]!.contains(where: { s in guards.contains { AppleGlob.matches(pattern: $0, path: s) } }) {
                     edge(y, r)
                 }
             }

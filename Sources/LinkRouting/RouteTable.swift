@@ -230,18 +230,22 @@ public struct RouteTable: Sendable {
     /// The site for a Host header value (port and trailing dot ignored); with one site, or a
     /// default site, every host gets one.
     public func site(forHost rawHost: String, fallbackToDefault: Bool = true) -> CompiledSite? {
+        // Fast path: already a lower-case ASCII host name without port or trailing dot (what
+        // URLParts and most Host headers give): one dictionary lookup, no allocation.
+        if let i = hostIndex[rawHost] { return sites[i] }
         var host = Substring(rawHost)
-        if host.hasPrefix("[") {
-            if let close = host.firstIndex(of: "]") { host = host[...close] }
-        } else if let colon = host.lastIndex(of: ":") {
+        if host.utf8.first == UInt8(ascii: "[") {
+            if let close = host.utf8.firstIndex(of: UInt8(ascii: "]")) { host = host[...close] }
+        } else if let colon = host.utf8.lastIndex(of: UInt8(ascii: ":")) {
             host = host[..<colon]
         }
-        if host.hasSuffix(".") { host = host.dropLast() }
+        if host.utf8.last == UInt8(ascii: ".") { host = host.dropLast() }
         let h = host.lowercased()
         if let i = hostIndex[h] { return sites[i] }
-        for w in wildcardIndex where h.hasSuffix(w.suffix) && h.count > w.suffix.count { return sites[w.site] }
+        let hLength = h.utf8.count
+        for w in wildcardIndex where hLength > w.suffix.utf8.count && h.hasSuffix(w.suffix) { return sites[w.site] }
         // The wildcard's root (`example.com` for `*.example.com`) serves the files too.
-        for w in wildcardIndex where h == String(w.suffix.dropFirst()) { return sites[w.site] }
+        for w in wildcardIndex where hLength == w.suffix.utf8.count - 1 && h == String(w.suffix.dropFirst()) { return sites[w.site] }
         if fallbackToDefault, let d = defaultSite { return sites[d] }
         return nil
     }
@@ -359,11 +363,27 @@ public struct RouteTable: Sendable {
     /// Splits a raw path into its raw segments. `""` and `"/"` have none; one trailing slash is
     /// insignificant (as in AASA), so `/post/1/` is `/post/1`.
     static func segments(of rawPath: String) -> [Substring] {
-        var p = Substring(rawPath)
-        if p.hasPrefix("/") { p = p.dropFirst() }
-        if p.hasSuffix("/") { p = p.dropLast() }
-        if p.isEmpty { return [] }
-        return p.split(separator: "/", omittingEmptySubsequences: false)
+        // Byte-wise: '/' is ASCII, so every cut is on a character boundary.
+        let slash = UInt8(ascii: "/")
+        let u = rawPath.utf8
+        var start = u.startIndex
+        var end = u.endIndex
+        if start < end, u[start] == slash { start = u.index(after: start) }
+        if start < end, u[u.index(before: end)] == slash { end = u.index(before: end) }
+        if start >= end { return [] }
+        var out: [Substring] = []
+        out.reserveCapacity(6)
+        var segStart = start
+        var i = start
+        while i < end {
+            if u[i] == slash {
+                out.append(rawPath[segStart..<i])
+                segStart = u.index(after: i)
+            }
+            i = u.index(after: i)
+        }
+        out.append(rawPath[segStart..<end])
+        return out
     }
 }
 
@@ -442,10 +462,16 @@ struct PathTrie: Sendable {
 
     @inline(__always)
     static func paramValue(_ segment: Substring, prefix: String, suffix: String) -> Substring? {
-        guard segment.utf8.count > prefix.utf8.count + suffix.utf8.count,
-            segment.hasPrefix(prefix), segment.hasSuffix(suffix)
-        else { return nil }
-        return segment.dropFirst(prefix.count).dropLast(suffix.count)
+        let u = segment.utf8
+        let pu = prefix.utf8
+        let su = suffix.utf8
+        guard u.count > pu.count + su.count else { return nil }
+        if pu.isEmpty && su.isEmpty { return segment }
+        // Byte-wise: patterns and raw URL segments are compared as sent (no Unicode equivalence).
+        guard u.starts(with: pu), u.reversed().starts(with: su.reversed()) else { return nil }
+        let from = u.index(u.startIndex, offsetBy: pu.count)
+        let to = u.index(u.endIndex, offsetBy: -su.count)
+        return segment[from..<to]
     }
 
     /// Indices of every entry whose pattern shape matches the segments (oneOf and query are
@@ -457,15 +483,15 @@ struct PathTrie: Sendable {
     }
 
     private func collect(node n: Int, depth: Int, segments: [Substring], into out: inout [Int]) {
-        let node = nodes[n]
-        out.append(contentsOf: node.rest)
+        if !nodes[n].rest.isEmpty { out.append(contentsOf: nodes[n].rest) }
         if depth == segments.count {
-            out.append(contentsOf: node.terminal)
+            out.append(contentsOf: nodes[n].terminal)
             return
         }
         let seg = segments[depth]
-        if let next = node.literals[seg] { collect(node: next, depth: depth + 1, segments: segments, into: &out) }
-        for edge in node.params where PathTrie.paramValue(seg, prefix: edge.prefix, suffix: edge.suffix) != nil {
+        if let next = nodes[n].literals[seg] { collect(node: next, depth: depth + 1, segments: segments, into: &out) }
+        if nodes[n].params.isEmpty { return }
+        for edge in nodes[n].params where PathTrie.paramValue(seg, prefix: edge.prefix, suffix: edge.suffix) != nil {
             collect(node: edge.child, depth: depth + 1, segments: segments, into: &out)
         }
     }
