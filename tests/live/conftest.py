@@ -52,7 +52,12 @@ class Server:
             for e in self.events():
                 if predicate(e):
                     return e
-            if self.proc.poll() is not None and not any(predicate(e) for e in self.events()):
+            if self.proc.poll() is not None:
+                # The process is gone: let the reader take the last lines before deciding.
+                self._reader.join(timeout=5)
+                for e in self.events():
+                    if predicate(e):
+                        return e
                 raise AssertionError(f"server exited {self.proc.returncode}: {self.proc.stderr.read()}")
             time.sleep(0.05)
         raise AssertionError(f"timed out; log: {self.lines[-20:]}")
