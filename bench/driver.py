@@ -106,7 +106,9 @@ def start_linkwell(binary, config, tmp):
     out = open(os.path.join(tmp, "linkwell.out"), "w+")
     err = open(os.path.join(tmp, "linkwell.err"), "w")
     proc = subprocess.Popen(
-        [binary, "serve", "--config", config, "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0"],
+        [binary, "serve", "--config", config, "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0",
+         # nginx runs with access_log off; the same for Linkwell (metrics still count).
+         "--access-log", "off"],
         stdout=out, stderr=err, cwd=ROOT, start_new_session=True,
     )
 

@@ -34,6 +34,10 @@ public struct ProxyTrust: Sendable {
     /// `X-Forwarded-For/-Proto/-Host`. From any other peer they are ignored.
     public func resolve(_ facts: RequestFacts) -> Resolution {
         var result = Resolution(client: facts.peerAddress, scheme: "http", host: facts.host)
+        // Most requests carry no forwarding header: nothing to believe, no address to parse.
+        if facts.forwarded.isEmpty && facts.xForwardedFor.isEmpty && facts.xForwardedProto.isEmpty && facts.xForwardedHost.isEmpty {
+            return result
+        }
         guard trusts(facts.peerAddress) else { return result }
 
         let elements = facts.forwarded.flatMap(Self.parseForwarded)

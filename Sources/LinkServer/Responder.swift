@@ -100,12 +100,35 @@ public enum Responder {
 
     /// True when a path segment is `.` or `..`, raw or percent-encoded (`%2e%2E`).
     static func hasDotSegment(_ path: Substring) -> Bool {
-        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
-            guard segment.count <= 6 else { continue }
-            let decoded = PercentEncoding.decode(Array(segment.utf8))
-            if decoded == "." || decoded == ".." { return true }
+        // Over the bytes, without allocating: a segment that is `.` or `..`, each dot possibly
+        // written `%2e`/`%2E`.
+        var dots = 0
+        var valid = true
+        var i = path.utf8.startIndex
+        let end = path.utf8.endIndex
+        func close() -> Bool { valid && (dots == 1 || dots == 2) }
+        while i != end {
+            let b = path.utf8[i]
+            if b == UInt8(ascii: "/") {
+                if close() { return true }
+                dots = 0
+                valid = true
+            } else if b == UInt8(ascii: ".") {
+                dots += 1
+            } else if b == UInt8(ascii: "%"), valid {
+                let j = path.utf8.index(after: i)
+                guard j != end, path.utf8[j] == UInt8(ascii: "2") else { valid = false; i = j; continue }
+                let k = path.utf8.index(after: j)
+                guard k != end, path.utf8[k] | 0x20 == UInt8(ascii: "e") else { valid = false; i = k; continue }
+                dots += 1
+                i = path.utf8.index(after: k)
+                continue
+            } else {
+                valid = false
+            }
+            i = path.utf8.index(after: i)
         }
-        return false
+        return close()
     }
 
     static func plain(_ status: Int, _ text: String, extra: [(String, String)] = []) -> HTTPResponse {

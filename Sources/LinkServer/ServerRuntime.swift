@@ -14,7 +14,11 @@ public final class ServerRuntime: Sendable {
     /// Serialises reloads (SIGHUP and the file watcher).
     private let reloading = Mutex<Void>(())
 
-    public init(configPath: String, initial: Snapshot, version: String, log: EventLog) {
+    /// Per-request log lines (`--access-log off` drops them; metrics still count every request).
+    public let accessLog: Bool
+
+    public init(configPath: String, initial: Snapshot, version: String, log: EventLog, accessLog: Bool = true) {
+        self.accessLog = accessLog
         self.configPath = configPath
         self.metrics = Metrics(version: version)
         self.log = log
@@ -104,6 +108,7 @@ public final class ServerRuntime: Sendable {
             case let .dynamic(_, _, body): bytes = body.count
             }
         }
+        guard accessLog else { return }
         let path = snapshot.logQueryStrings ? facts.rawTarget : String(facts.rawPath)
         log.event("request", [
             ("site", result.site.map { .string($0) }), ("method", .string(facts.method)), ("path", .string(path)),
@@ -119,6 +124,7 @@ public final class ServerRuntime: Sendable {
         guard summary.method.isEmpty, summary.status != 0 else { return }
         let seconds = Double(summary.durationNanos) / 1e9
         metrics.record(site: nil, kind: .error, status: summary.status, seconds: seconds)
+        guard accessLog else { return }
         log.event("request", [
             ("method", .string("")), ("path", .string("")), ("status", .int(summary.status)),
             ("bytes", .int(summary.bodyBytes)), ("duration_ms", .double(seconds * 1000)),

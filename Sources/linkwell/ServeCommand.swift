@@ -11,13 +11,14 @@ enum ServeCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "serve",
         overview: "Serve the association files and landing pages of every site in the config.",
-        usage: "linkwell serve [--config <file>] [--listen <host:port> ...] [--admin <host:port>|off] [--threads <n>] [--log-format json|text] [--watch]",
+        usage: "linkwell serve [--config <file>] [--listen <host:port> ...] [--admin <host:port>|off] [--threads <n>] [--log-format json|text] [--access-log on|off] [--watch]",
         options: [
             configOption,
             OptionSpec(name: "--listen", valueName: "host:port", help: "Address to listen on: 127.0.0.1:8080, [::1]:8080, port 0 = any free port (default: server.listen, else 127.0.0.1:8080).", repeatable: true),
             OptionSpec(name: "--admin", valueName: "host:port", help: "Admin listener for /healthz, /readyz, /metrics (default: server.admin, else 127.0.0.1:9090); 'off' disables it."),
             OptionSpec(name: "--threads", valueName: "n", help: "Polling threads per listen address (default: server.threads, else the core count)."),
             OptionSpec(name: "--log-format", valueName: "json|text", help: "One JSON object per line (default) or text for humans."),
+            OptionSpec(name: "--access-log", valueName: "on|off", help: "One log line per request (default on; metrics count requests either way)."),
             OptionSpec(name: "--watch", valueName: nil, help: "Reload when the config file changes (checked every second)."),
         ],
         discussion: """
@@ -43,6 +44,12 @@ enum ServeCommand: LinkwellCommand {
         case "json": format = .json
         case "text": format = .text
         case let other: throw UsageError(message: "--log-format is '\(other)'; use json or text")
+        }
+        let accessLog: Bool
+        switch args.value("--access-log") ?? "on" {
+        case "on": accessLog = true
+        case "off": accessLog = false
+        case let other: throw UsageError(message: "--access-log is '\(other)'; use on or off")
         }
         var threadsOverride: Int? = nil
         if let t = args.value("--threads") {
@@ -76,12 +83,12 @@ enum ServeCommand: LinkwellCommand {
             do { adminAddress = try ListenAddress(parsing: adminText) } catch { throw UsageError(message: "admin address: \(error)") }
         }
 
-        let runtime = ServerRuntime(configPath: configPath, initial: snapshot, version: LinkwellVersion.string, log: log)
+        let runtime = ServerRuntime(configPath: configPath, initial: snapshot, version: LinkwellVersion.string, log: log, accessLog: accessLog)
         let logger: @Sendable (String) -> Void = { message in log.event("httpd", [("message", .string(message))]) }
         let options = HTTPDaemonOptions(
             listen: listen,
             threads: threadsOverride ?? settings.threads ?? ProcessInfo.processInfo.activeProcessorCount,
-            connectionLimit: settings.connectionLimit ?? 1000,
+            connectionLimit: settings.connectionLimit ?? 4096,
             perIPConnectionLimit: settings.perIPConnectionLimit ?? 0,
             connectionTimeoutSeconds: settings.connectionTimeoutSeconds ?? 30,
             connectionMemoryLimit: settings.requestHeaderMemoryBytes ?? 8 * 1024,

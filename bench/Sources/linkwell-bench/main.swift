@@ -256,7 +256,7 @@ struct Tally {
             assetBytes += AssetLinksGenerator.bytes(for: site).count
         }
     }
-    let snapshot = timeMS("snapshot", runs: runs) { _ = Snapshot(table: table, publicDirectory: publicDir) }
+    let snapshot = timeMS("snapshot", runs: runs) { _ = try! Snapshot(table: table, publicDirectory: publicDir) }
     // Load: bytes → decoded, validated, compiled, both files generated (what `validate` does
     // without the platform check, plus assetlinks).
     let load = timeMS("load", runs: runs) {
@@ -275,7 +275,7 @@ struct Tally {
             // An invalid config (a single site over the AASA size limit) stops before the
             // snapshot; build it anyway so the number includes the same work.
             let c = try! ConfigLoader.decode(Data(contentsOf: URL(fileURLWithPath: path)), file: path).config
-            _ = Snapshot(table: try! RouteTable(config: c), publicDirectory: publicDir)
+            _ = try! Snapshot(table: try! RouteTable(config: c), publicDirectory: publicDir)
         }
     }
     return [
