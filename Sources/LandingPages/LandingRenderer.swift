@@ -21,6 +21,13 @@ public struct LandingRenderer: Sendable {
     public let table: RouteTable
     /// Per site, parallel to `table.sites`.
     public let templates: [LandingTemplates]
+    /// The desktop page's QR code of a link. The server passes a cached one (the SVG of a URL
+    /// never changes, and encoding it costs more than the rest of the page).
+    public var qrCode: @Sendable (String) -> TrustedHTML? = LandingRenderer.makeQRCode
+
+    public static func makeQRCode(_ url: String) -> TrustedHTML? {
+        QRCode(url).map { $0.svg(label: "QR code for \(url)") }
+    }
 
     /// No scripts, no frames, no third parties; images from here, `data:` and any https host
     /// (an app icon or preview image on a CDN).
@@ -62,7 +69,7 @@ public struct LandingRenderer: Sendable {
     /// The landing page for a matched link, as `browser` should see it.
     public func page(for match: LinkMatch, site: CompiledSite, browser: BrowserFacts) -> LandingResponse {
         let links = LandingLinks(table: table, site: site, match: match)
-        let context = Self.context(site: site, match: match, links: links, browser: browser)
+        let context = Self.context(site: site, match: match, links: links, browser: browser, qrCode: qrCode)
         return LandingResponse(status: 200, headers: Self.pageHeaders, body: templates[site.index].landing.renderBytes(context))
     }
 
@@ -119,7 +126,10 @@ public struct LandingRenderer: Sendable {
         return WebTemplate.fillURL("https://\(host)\(path)", parameters: parameters).flatMap { SafeURL($0) }
     }
 
-    public static func context(site: CompiledSite, match: LinkMatch, links: LandingLinks, browser: BrowserFacts) -> TemplateValue {
+    public static func context(
+        site: CompiledSite, match: LinkMatch, links: LandingLinks, browser: BrowserFacts,
+        qrCode: (String) -> TrustedHTML? = LandingRenderer.makeQRCode
+    ) -> TemplateValue {
         var c = brand(site)
         let appName: String = if case let .string(s)? = c["appName"] { s } else { site.name }
         let preview = site.entry(named: match.route)?.route?.preview
@@ -171,8 +181,8 @@ public struct LandingRenderer: Sendable {
         case .desktop:
             if let s = links.appStore, let url = SafeURL(s) { c["appStore"] = .url(url); c["showAppStore"] = true }
             if let s = links.playStore, let url = SafeURL(s) { c["playStore"] = .url(url); c["showPlayStore"] = true }
-            if browser.crawler == nil, let qr = QRCode(links.canonical) {
-                c["qr"] = .html(qr.svg(label: "QR code for \(links.canonical)"))
+            if browser.crawler == nil, let qr = qrCode(links.canonical) {
+                c["qr"] = .html(qr)
             }
         }
         return .object(c)

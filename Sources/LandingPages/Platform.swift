@@ -28,14 +28,40 @@ public struct BrowserFacts: Sendable, Equatable {
 
     /// Reads the facts from a User-Agent header (nil: a desktop browser, no in-app, no crawler).
     public init(userAgent: String?) {
-        let ua = userAgent ?? ""
+        // Byte searches: Foundation's `contains` on String bridges to NSString and cost more
+        // than rendering the whole page.
+        let ua = Array((userAgent ?? "").utf8)
         self.init(platform: Self.platform(ua), inAppBrowser: Self.inAppBrowser(ua), crawler: Self.crawler(ua))
     }
 
-    static func platform(_ ua: String) -> Platform {
-        if ua.contains("iPhone") || ua.contains("iPad") || ua.contains("iPod") { return .ios }
-        if ua.contains("Android") { return .android }
+    static func platform(_ ua: [UInt8]) -> Platform {
+        if has(ua, "iPhone") || has(ua, "iPad") || has(ua, "iPod") { return .ios }
+        if has(ua, "Android") { return .android }
         return .desktop
+    }
+
+    /// True when `needle` (ASCII) occurs in `haystack`.
+    static func has(_ haystack: [UInt8], _ needle: String) -> Bool {
+        let n = Array(needle.utf8)
+        guard !n.isEmpty, haystack.count >= n.count else { return n.isEmpty }
+        let first = n[0]
+        var i = 0
+        let last = haystack.count - n.count
+        outer: while i <= last {
+            if haystack[i] == first {
+                var k = 1
+                while k < n.count {
+                    if haystack[i + k] != n[k] {
+                        i += 1
+                        continue outer
+                    }
+                    k += 1
+                }
+                return true
+            }
+            i += 1
+        }
+        return false
     }
 
     /// Crawler tokens, compared case-insensitively, first match wins. iMessage fetches previews
@@ -48,10 +74,10 @@ public struct BrowserFacts: Sendable, Equatable {
         ("embedly", "Embedly"), ("mastodon", "Mastodon"), ("bluesky", "Bluesky"), ("viber", "Viber"),
     ]
 
-    static func crawler(_ ua: String) -> String? {
-        let lower = ua.lowercased()
-        if lower.contains("facebookexternalhit"), lower.contains("twitterbot") { return "iMessage" }
-        return crawlerTokens.first { lower.contains($0.token) }?.name
+    static func crawler(_ ua: [UInt8]) -> String? {
+        let lower = ua.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
+        if has(lower, "facebookexternalhit"), has(lower, "twitterbot") { return "iMessage" }
+        return crawlerTokens.first { has(lower, $0.token) }?.name
     }
 
     /// In-app browser tokens (case-sensitive; as the apps write them), first match wins.
@@ -68,7 +94,7 @@ public struct BrowserFacts: Sendable, Equatable {
         (" Line/", "LINE"),
     ]
 
-    static func inAppBrowser(_ ua: String) -> String? {
-        inAppTokens.first { ua.contains($0.token) }?.name
+    static func inAppBrowser(_ ua: [UInt8]) -> String? {
+        inAppTokens.first { has(ua, $0.token) }?.name
     }
 }
