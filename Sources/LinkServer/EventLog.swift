@@ -1,3 +1,4 @@
+import LinkRouting
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -90,24 +91,8 @@ public struct EventLog: Sendable {
         }
     }
 
+    /// A JSON string literal (the same escaping as the generated association files).
     static func jsonString(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 || u.value == 0x7F {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out + "\""
+        JSONValue.string(s).serialized(.compact)
     }
 }
