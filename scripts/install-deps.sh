@@ -9,7 +9,7 @@ mode="${1:-build}"
 pkgs=(libmicrohttpd-dev libqrencode-dev pkg-config)
 if [ "$mode" = "test" ]; then
   pkgs+=(curl nginx-light caddy chromium chromium-driver default-jre-headless python3-venv wrk
-         podman runc debootstrap lld)
+         podman runc debootstrap lld iproute2 systemd)
 fi
 
 missing=()
