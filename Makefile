@@ -31,6 +31,7 @@ live: test-deps build
 	.venv/bin/python -m pytest -q tests/live
 
 test: test-deps
+	scripts/check-module-walls.sh
 	swift build $(SWIFT_BUILD_FLAGS)
 	swift test $(SWIFT_BUILD_FLAGS)
 	.venv/bin/python -m pytest -q tests/live

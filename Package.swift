@@ -9,13 +9,19 @@ let package = Package(
     products: [
         // The library the iOS/Android-side Swift code imports to parse the same links the server claims.
         .library(name: "LinkRouting", targets: ["LinkRouting"]),
+        .library(name: "PlatformMatchers", targets: ["PlatformMatchers"]),
         .library(name: "Association", targets: ["Association"]),
         .executable(name: "linkwell", targets: ["linkwell"]),
     ],
     targets: [
+        // The library the apps import: config model, pattern compiler, parser, builder. Nothing else.
         .target(name: "LinkRouting"),
-        .target(name: "Association", dependencies: ["LinkRouting"]),
-        .target(name: "LandingPages", dependencies: ["LinkRouting", "CQRencode"]),
+        // Emulators of the platforms (Apple AASA semantics, Android assetlinks + dynamic components).
+        .target(name: "PlatformMatchers", dependencies: ["LinkwellJSON"]),
+        // Strict JSON reader/writer with positions, shared by the matchers, templates and logs.
+        .target(name: "LinkwellJSON"),
+        .target(name: "Association", dependencies: ["LinkRouting", "PlatformMatchers", "LinkwellJSON"]),
+        .target(name: "LandingPages", dependencies: ["LinkRouting", "LinkwellJSON", "CQRencode"]),
         .systemLibrary(
             name: "CMicroHTTPD",
             pkgConfig: "libmicrohttpd",
@@ -26,24 +32,28 @@ let package = Package(
             pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]
         ),
+        // The generic HTTP layer over libmicrohttpd. Imports no Linkwell module (scripts/check-module-walls.sh).
+        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
         .target(
             name: "LinkServer",
-            dependencies: ["LinkRouting", "Association", "LandingPages", "CMicroHTTPD"]
+            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "MicroHTTP"]
         ),
         .executableTarget(
             name: "linkwell",
-            dependencies: ["LinkRouting", "Association", "LandingPages", "LinkServer"]
+            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "LinkServer"]
         ),
         // Route-resolution / load / reload benchmark (bench/run, BENCHMARKS.md). Run in release mode.
         .executableTarget(
             name: "linkwell-bench",
-            dependencies: ["LinkRouting", "Association", "LinkServer"],
+            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LinkServer", "MicroHTTP"],
             path: "bench/Sources/linkwell-bench"
         ),
-        .testTarget(name: "LinkRoutingTests", dependencies: ["LinkRouting"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "AssociationTests", dependencies: ["Association", "LinkRouting"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "LandingPagesTests", dependencies: ["LandingPages", "LinkRouting"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "LinkServerTests", dependencies: ["LinkServer", "LinkRouting", "Association", "LandingPages"]),
+        .testTarget(name: "LinkRoutingTests", dependencies: ["LinkRouting"]),
+        .testTarget(name: "PlatformMatchersTests", dependencies: ["PlatformMatchers", "LinkwellJSON"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "AssociationTests", dependencies: ["Association", "LinkRouting", "PlatformMatchers", "LinkwellJSON"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LandingPagesTests", dependencies: ["LandingPages", "LinkRouting", "LinkwellJSON"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"]),
+        .testTarget(name: "LinkServerTests", dependencies: ["LinkServer", "LinkRouting", "Association", "LandingPages", "MicroHTTP", "PlatformMatchers", "LinkwellJSON"]),
     ],
     swiftLanguageModes: [.v6]
 )

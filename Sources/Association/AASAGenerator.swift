@@ -2,6 +2,7 @@
 // stable component order, no escaped slashes, pretty-printed with a final newline.
 
 import LinkRouting
+import LinkwellJSON
 
 public enum AASAGenerator {
     /// The AASA document for a site.

@@ -3,6 +3,7 @@
 // plus `web` targets that share credentials.
 
 import LinkRouting
+import LinkwellJSON
 
 public enum AssetLinksGenerator {
     public static let handleAllURLs = "delegate_permission/common.handle_all_urls"

@@ -7,6 +7,7 @@
 // route. The invariant check (InvariantCheck.swift) proves the result with the matchers.
 
 import LinkRouting
+import LinkwellJSON
 
 /// One platform component, before serialisation.
 public struct PlannedComponent: Sendable, Equatable {

@@ -6,6 +6,8 @@
 // the shipped configs beyond the documented platform limit.
 
 import LinkRouting
+import LinkwellJSON
+import PlatformMatchers
 
 public struct InvariantDifference: Sendable, Equatable {
     public var platform: Platform

@@ -1,4 +1,5 @@
 import LinkRouting
+import LinkwellJSON
 
 /// The data a template renders: JSON-shaped values plus two "safe kinds" that the HTML-mode
 /// escaper treats specially (a validated URL and HTML the server vouches for).

@@ -2,6 +2,8 @@ import LinkRouting
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import LinkwellJSON
+import MicroHTTP
 #endif
 
 /// One line per request and per event on stdout: JSON (default) or text for humans.

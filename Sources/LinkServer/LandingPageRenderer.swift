@@ -2,6 +2,7 @@ import Foundation
 import LandingPages
 import LinkRouting
 import Synchronization
+import MicroHTTP
 
 /// QR SVGs by URL, shared by a snapshot's requests; bounded (emptied when full).
 final class QRCodeCache: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import MicroHTTP
 
 /// Counters for `/metrics` (Prometheus text format). One short critical section per request;
 /// reload counters are atomics.

@@ -1,4 +1,5 @@
 import LinkRouting
+import MicroHTTP
 
 /// An honest, minimal HTML page: the site, the route and the app links. Everything from the
 /// config or the request is HTML-escaped.

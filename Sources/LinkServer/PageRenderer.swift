@@ -1,4 +1,5 @@
 import LinkRouting
+import MicroHTTP
 
 /// What a browser gets for a link that matched a route, and for one that did not. The landing
 /// pages (module LandingPages) plug in here; `MinimalPageRenderer` is the default.

@@ -1,5 +1,6 @@
 import LandingPages
 import LinkRouting
+import MicroHTTP
 
 /// What a response was, for logs and metrics.
 public enum RequestKind: String, Sendable, CaseIterable {

@@ -3,6 +3,7 @@ import Foundation
 import LandingPages
 import LinkRouting
 import Synchronization
+import MicroHTTP
 
 /// The running server's state: the current snapshot (swapped atomically on reload), metrics and
 /// the log. The public and admin handlers read it; nothing else is mutable.

@@ -1,5 +1,6 @@
 import Association
 import LinkRouting
+import MicroHTTP
 
 /// One site of a snapshot: its compiled routes and its association files, rendered once.
 public struct Site: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import LinkRouting
+import MicroHTTP
 
 /// Everything a request needs, compiled once from a validated route table and `public/`, and
 /// never changed afterwards. A reload builds a new one beside it and swaps the reference.

@@ -1,4 +1,5 @@
 import Foundation
+import MicroHTTP
 
 /// The files of `public/` that are served as they are (CSS, images, robots.txt, favicon), read
 /// into memory when a snapshot is built. Requests are looked up in a dictionary by their raw

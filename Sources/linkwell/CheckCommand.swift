@@ -4,6 +4,7 @@ import Association
 import Foundation
 import LandingPages
 import LinkRouting
+import PlatformMatchers
 
 enum CheckCommand: LinkwellCommand {
     static let spec = CommandSpec(

@@ -7,6 +7,8 @@
 import Association
 import Foundation
 import LinkRouting
+import LinkwellJSON
+import PlatformMatchers
 
 enum DoctorCommand: LinkwellCommand {
     static let spec = CommandSpec(

@@ -5,6 +5,7 @@ import LinkRouting
 import LinkServer
 #if canImport(Glibc)
 import Glibc
+import MicroHTTP
 #endif
 
 enum ServeCommand: LinkwellCommand {

@@ -3,6 +3,8 @@
 
 import Foundation
 import LinkRouting
+import LinkwellJSON
+import PlatformMatchers
 
 enum VerifyCommand: LinkwellCommand {
     static let spec = CommandSpec(

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import Association
 import LinkRouting
+import LinkwellJSON
 
 @Suite("Golden files")
 struct GoldenFileTests {

@@ -6,6 +6,8 @@ import Foundation
 import Testing
 import Association
 import LinkRouting
+import LinkwellJSON
+import PlatformMatchers
 
 @Suite("Seed: DialloDev's article AASA")
 struct SeedArticleTests {

@@ -2,6 +2,7 @@ import Foundation
 import LandingPages
 import LinkRouting
 import Testing
+import LinkwellJSON
 
 /// One test from the official Mustache spec files (mustache/spec, JSON form).
 struct MustacheSpecCase: CustomTestStringConvertible, Sendable {

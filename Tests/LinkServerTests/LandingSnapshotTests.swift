@@ -2,6 +2,7 @@ import Foundation
 import LinkRouting
 import Testing
 @testable import LinkServer
+import MicroHTTP
 
 // Templates are part of the snapshot: a broken one fails the build, so a reload keeps the old one.
 

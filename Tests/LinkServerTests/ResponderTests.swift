@@ -3,6 +3,7 @@ import Foundation
 import LinkRouting
 import Testing
 @testable import LinkServer
+import MicroHTTP
 
 // The responder without a socket: snapshot + request facts → response.
 

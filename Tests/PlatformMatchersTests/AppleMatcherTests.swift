@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import LinkRouting
+@testable import PlatformMatchers
 
 /// A document, a URL and the verdicts expected for it.
 struct AppleMatcherCase: Sendable, CustomTestStringConvertible {

@@ -13,6 +13,7 @@
 // The body is decoded as UTF-8 with U+FFFD for malformed bytes (Kotlin `readText()`), and the
 // reader works on UTF-16 units like Java.
 
+import LinkwellJSON
 struct AssetLinksReader {
     private let text: [UInt16]
     private var pos = 0

@@ -13,6 +13,7 @@
 /// Which StatementService generation to reproduce. They differ only in DalComponentParser
 /// (how a Dynamic App Link expression becomes a PatternMatcher); see
 /// `AndroidPatternMatcher.dynamicAppLinkPattern(for:generation:)`.
+import LinkwellJSON
 public enum AndroidParserGeneration: String, Sendable, Equatable, CaseIterable {
     case android15
     case android16

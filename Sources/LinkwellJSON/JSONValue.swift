@@ -400,7 +400,8 @@ extension JSONValue {
         }.map(\.element)
     }
 
-    static func writeString(_ s: String, into out: inout String) {
+    /// Appends `s` to `out` as a JSON string literal (quotes included; control characters escaped).
+    public static func writeString(_ s: String, into out: inout String) {
         out += "\""
         for scalar in s.unicodeScalars {
             switch scalar {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import LinkRouting
+@testable import PlatformMatchers
+import LinkwellJSON
 
 /// One vector of `aasa-cases.json` (the st-tech simulator's answers) or `aasa-observed.json`
 /// (Apple's documented examples and behaviour observed with `swcutil`).
@@ -122,7 +123,7 @@ struct AppleMatcherConformanceTests {
         for name in sharedNames {
             let original = try Data(contentsOf: shared.appendingPathComponent(name))
             let copy = try? Data(contentsOf: fixtures.appendingPathComponent(name))
-            #expect(copy == original, "Tests/LinkRoutingTests/Fixtures/conformance/\(name) differs from \(shared.path)/\(name); copy it again")
+            #expect(copy == original, "Tests/PlatformMatchersTests/Fixtures/conformance/\(name) differs from \(shared.path)/\(name); copy it again")
         }
     }
 }

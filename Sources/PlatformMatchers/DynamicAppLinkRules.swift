@@ -13,6 +13,7 @@
 //   discards every rule of the statement, so everything is handled again.
 
 /// What Android does with one URL after the Dynamic App Link rules.
+import LinkwellJSON
 public struct AndroidURLDecision: Sendable, Equatable, CustomStringConvertible {
     /// Whether the URL opens the app.
     public var handled: Bool

@@ -1,4 +1,4 @@
-@testable import LinkRouting
+@testable import PlatformMatchers
 import Testing
 
 // Vectors derived from AOSP: android.os.PatternMatcher (matchGlobPattern, matchAdvancedPattern,

@@ -4,6 +4,7 @@
 // org.json's accessors then coerce: optString turns a boolean or an array into text, optBoolean
 // accepts the string "true", a duplicate key keeps its first position with the last value.
 
+import LinkwellJSON
 indirect enum AndroidJSON: Sendable, Equatable {
     case string(String)
     case bool(Bool)

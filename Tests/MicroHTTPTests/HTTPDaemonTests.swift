@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import LinkServer
+@testable import MicroHTTP
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 import Foundation
-import LinkRouting
+import PlatformMatchers
 import Testing
+import LinkwellJSON
 
 /// One vector of `Fixtures/conformance/assetlinks-cases.json` (answers from AOSP's own
 /// StatementService parser and PatternMatcher, run off-device).

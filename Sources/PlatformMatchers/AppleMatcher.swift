@@ -28,6 +28,7 @@
 ///
 /// All patterns are compiled once in `init`; matching a URL then costs time linear in the URL's
 /// length for each pattern tried.
+import LinkwellJSON
 public struct AppleMatcher: Sendable {
     /// One `details` entry: the apps it speaks for and its rules, in order.
     struct Entry: Sendable {

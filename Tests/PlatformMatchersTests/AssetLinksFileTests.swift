@@ -1,6 +1,7 @@
 import Foundation
-@testable import LinkRouting
+@testable import PlatformMatchers
 import Testing
+import LinkwellJSON
 
 private let fp = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
 

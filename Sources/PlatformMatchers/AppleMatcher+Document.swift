@@ -7,6 +7,7 @@
 // Strict where iOS fails: a document that is not an object, has no `applinks` object, or no
 // `details`.
 
+import LinkwellJSON
 extension AppleMatcher {
     /// `caseSensitive` / `percentEncoded` at one level; `nil` inherits from the level above.
     struct Settings {
