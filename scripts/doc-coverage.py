@@ -527,6 +527,7 @@ def main(argv: list[str]) -> int:
             print(f"  {s.file}:{s.line}: {mark}{s.name} ({s.kind})")
         if undocumented:
             status = 1
+            sys.stdout.flush()
             print(
                 f"doc coverage: {module} has {len(undocumented)} public symbol(s) without a doc comment (listed above); "
                 "add a /// line directly above each declaration (attributes may sit in between, blank lines may not)",

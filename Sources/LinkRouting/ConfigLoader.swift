@@ -5,6 +5,22 @@
 
 import Foundation
 
+/// Reads a Linkwell config file (JSON5) into a ``LinkwellConfig``.
+///
+/// JSON5 is JSON that also allows comments, trailing commas and unquoted keys. Every problem
+/// comes back as a ``Diagnostic`` naming the file, the config path (`sites[0].routes[2].path`),
+/// the bad value and the fix. Keys the model does not know are warnings, not errors: a typo such
+/// as `bundleId` for `bundleID` would otherwise be silently ignored.
+///
+/// ```swift
+/// let (config, warnings) = try ConfigLoader.load(path: "config/examples/coffeebreak.json5")
+/// for warning in warnings { print(warning) }   // e.g. "… unknown key 'bundleId' is ignored"
+/// let table = try RouteTable(config: config)
+/// ```
+///
+/// In an app, ship the file in the bundle and pass its path
+/// (`Bundle.main.path(forResource: "linkwell", ofType: "json5")`), or hand the bytes to
+/// ``decode(_:file:)``.
 public enum ConfigLoader {
     /// `LINKWELL_CONFIG`, else `config/linkwell.json5`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -12,8 +28,11 @@ public enum ConfigLoader {
         return "config/linkwell.json5"
     }
 
+    /// The config could not be read or decoded; ``diagnostics`` says where and why (at least one error).
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What went wrong, each with the file, the config path and a fix.
         public var diagnostics: [Diagnostic]
+        /// Every diagnostic on its own line(s), ready to print to a terminal.
         public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
     }
 
@@ -33,6 +52,11 @@ public enum ConfigLoader {
         return try decode(data, file: path)
     }
 
+    /// Decodes config bytes that were already read (a bundle resource, a download, a test string).
+    ///
+    /// `file` only names the source in diagnostics. Returns the config and the unknown-key warnings.
+    /// - Throws: ``Failure`` when the bytes are not JSON5 or do not fit the config model (missing
+    ///   required key, wrong type, unknown enum value).
     public static func decode(_ data: Data, file: String) throws(Failure) -> (config: LinkwellConfig, warnings: [Diagnostic]) {
         let decoder = JSONDecoder()
         decoder.allowsJSON5 = true

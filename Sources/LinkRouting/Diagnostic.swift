@@ -1,11 +1,18 @@
 // One finding about a config: where (file and config path), what value, what is wrong, and the fix.
 // Written for a tired on-call engineer: every message can be acted on without reading the code.
 
+/// One finding about a config: where it is (file and config path), the value, what is wrong and
+/// the fix. Its ``description`` is the line `linkwell validate` prints.
 public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+    /// How bad a finding is.
     public enum Severity: String, Sendable, Equatable, Codable {
-        case error, warning
+        /// The config cannot be used as it is: `linkwell validate` exits 1 and `linkwell serve` starts nothing.
+        case error
+        /// The config works, but probably not as meant (an ignored key, a route that never matches).
+        case warning
     }
 
+    /// Whether the finding stops the config from being used.
     public var severity: Severity
     /// The config file, when known.
     public var file: String?
@@ -13,9 +20,12 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
     public var path: String
     /// The offending value as written, when there is one.
     public var value: String?
+    /// What is wrong, in one sentence (it usually names the route or app).
     public var message: String
+    /// What to change to make the finding go away, when there is a clear fix.
     public var fix: String?
 
+    /// Creates a finding; `path` is the config path it concerns (`sites[0].ios[0].teamID`).
     public init(_ severity: Severity, file: String? = nil, at path: String, value: String? = nil, _ message: String, fix: String? = nil) {
         self.severity = severity
         self.file = file
@@ -25,7 +35,13 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         self.fix = fix
     }
 
-    /// `config/linkwell.json5: sites[0].routes[3].path: error: route 'post': … — fix: …`
+    /// The finding as `linkwell validate` prints it: `file: path: severity: message`, the value
+    /// when the message does not already quote it, and the fix on an indented second line:
+    ///
+    /// ```
+    /// config/linkwell.json5: sites[0].routes[0].path: error: route 'post': path '/post/{id' has an unclosed '{' at column 7
+    ///     fix: close it: '/post/{id}'
+    /// ```
     public var description: String {
         var s = ""
         if let file { s += "\(file): " }
@@ -35,6 +51,7 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         return s
     }
 
+    /// A copy of the finding with ``file`` set (for findings made before the file name was known).
     public func withFile(_ file: String) -> Diagnostic {
         var d = self
         d.file = file
@@ -43,6 +60,8 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension Array where Element == Diagnostic {
+    /// The findings of severity ``Diagnostic/Severity/error``, in order.
     public var errors: [Diagnostic] { filter { $0.severity == .error } }
+    /// The findings of severity ``Diagnostic/Severity/warning``, in order.
     public var warnings: [Diagnostic] { filter { $0.severity == .warning } }
 }

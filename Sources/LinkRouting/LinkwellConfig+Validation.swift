@@ -207,8 +207,12 @@ extension LinkwellConfig {
         }
     }
 
+    /// What is wrong with an Android signing-certificate fingerprint (see ``fingerprintProblem(_:)``).
     public enum FingerprintProblem: Equatable {
+        /// The fingerprint is right but written the wrong way (lower case, no `:` separators);
+        /// `corrected` is the form Android compares, `problem` says what was changed.
         case fixable(corrected: String, problem: String)
+        /// The fingerprint cannot be a SHA-256 fingerprint (wrong length, a SHA-1 one, not hex); the text says why.
         case invalid(String)
     }
 

@@ -3,11 +3,27 @@
 // from these values. The schema is documented in docs/configuration.md and shipped as
 // config/linkwell.schema.json.
 
-/// The whole configuration file.
+/// The whole configuration file: one or more sites, each with its domains, apps and routes.
+///
+/// Read it with ``ConfigLoader``, or build it in code; either way ``RouteTable`` compiles it.
+///
+/// ```swift
+/// let config = LinkwellConfig(sites: [
+///     SiteConfig(
+///         domains: ["ioscoffeebreak.com"],
+///         ios: [IOSAppConfig(teamID: "CB45NEWS77", bundleID: "com.ioscoffeebreak.app", schemes: ["ioscoffeebreakapp"])],
+///         routes: [.route(RouteConfig(name: "issue", path: "/issue", query: ["id": QueryParamConfig(required: true)]))])
+/// ])
+/// config.validate().errors      // [] — nothing to fix
+/// let table = try RouteTable(config: config)
+/// table.resolve("ioscoffeebreakapp://issue?id=45").match?.parameters   // ["id": "45"]
+/// ```
 public struct LinkwellConfig: Codable, Sendable, Equatable {
     /// Editor hint (`"$schema": "./linkwell.schema.json"`); ignored.
     public var schema: String?
+    /// Settings of `linkwell serve` (listen addresses, limits); the library and the apps ignore them.
     public var server: ServerSettings?
+    /// The sites, each with its domains, apps and routes. A URL belongs to the site that lists its host.
     public var sites: [SiteConfig]
 
     enum CodingKeys: String, CodingKey {
@@ -15,6 +31,7 @@ public struct LinkwellConfig: Codable, Sendable, Equatable {
         case server, sites
     }
 
+    /// Builds a config in code instead of reading a file (tests, previews, generated configs).
     public init(server: ServerSettings? = nil, sites: [SiteConfig]) {
         self.server = server
         self.sites = sites
@@ -31,8 +48,11 @@ public struct SiteConfig: Codable, Sendable, Equatable {
     public var isDefault: Bool?
     /// The website's home page, linked from the not-found page.
     public var website: String?
+    /// The iOS apps that open this site's links (one `details` entry each in the apple-app-site-association file).
     public var ios: [IOSAppConfig]?
+    /// The Android apps that open this site's links (one statement each in `assetlinks.json`).
     public var android: [AndroidAppConfig]?
+    /// How the apple-app-site-association file is written (modern components, legacy paths, or both).
     public var aasa: AASAOptions?
     /// Routes and exclusions, in priority order: the first entry that matches a URL decides.
     public var routes: [RouteEntry]
@@ -47,6 +67,7 @@ public struct SiteConfig: Codable, Sendable, Equatable {
         case name, domains, isDefault = "default", website, ios, android, aasa, routes, fallback, notFound, landing
     }
 
+    /// Creates a site; only `domains` and `routes` are required, as in the file.
     public init(
         name: String? = nil, domains: [String], isDefault: Bool? = nil, website: String? = nil,
         ios: [IOSAppConfig]? = nil, android: [AndroidAppConfig]? = nil, aasa: AASAOptions? = nil,
@@ -67,12 +88,19 @@ public struct SiteConfig: Codable, Sendable, Equatable {
     }
 }
 
+/// An iOS app that opens the site's links: its Team ID and bundle ID, as Apple identifies it.
+///
+/// The apple-app-site-association (AASA) file that Linkwell serves at
+/// `/.well-known/apple-app-site-association` names the app as ``appID`` (`TEAMID.bundle.id`);
+/// iOS opens a link in the app only when that file, fetched from the link's domain, lists it.
 public struct IOSAppConfig: Codable, Sendable, Equatable {
     /// How routes refer to this app (`apps: ["ios"]`); defaults to the bundle ID.
     public var id: String?
+    /// The app's name on landing pages (App Links `al:ios:app_name`); when absent, the landing page's app name.
     public var name: String?
     /// 10 characters, A–Z and 0–9, from the Apple Developer membership page.
     public var teamID: String
+    /// The app's bundle identifier, as in Xcode (`com.example.app`).
     public var bundleID: String
     /// The numeric App Store ID (`https://apps.apple.com/app/id<this>`).
     public var appStoreID: String?
@@ -85,6 +113,7 @@ public struct IOSAppConfig: Codable, Sendable, Equatable {
     /// The App Clip's bundle ID, for `appclips` and the Smart App Banner.
     public var appClipBundleID: String?
 
+    /// Creates an iOS app entry; `teamID` and `bundleID` are required.
     public init(
         id: String? = nil, name: String? = nil, teamID: String, bundleID: String, appStoreID: String? = nil,
         schemes: [String]? = nil, webcredentials: Bool? = nil, activityContinuation: Bool? = nil,
@@ -103,23 +132,33 @@ public struct IOSAppConfig: Codable, Sendable, Equatable {
 
     /// `<team ID>.<bundle ID>`, as AASA names the app.
     public var appID: String { "\(teamID).\(bundleID)" }
+    /// What a route's `apps` list calls this app: ``id``, or the bundle ID when there is none.
     public var reference: String { id ?? bundleID }
 }
 
+/// An Android app that opens the site's links (App Links), identified by package and signing certificate.
+///
+/// Android verifies a link domain by fetching `/.well-known/assetlinks.json` from it and
+/// looking for a statement that names the app's package with the SHA-256 fingerprint of the
+/// certificate the installed app was signed with.
 public struct AndroidAppConfig: Codable, Sendable, Equatable {
+    /// How routes refer to this app (`apps: ["android"]`); defaults to the package name.
     public var id: String?
+    /// The app's name on landing pages (App Links `al:android:app_name`); when absent, the landing page's app name.
     public var name: String?
     /// The application ID (`applicationId` in build.gradle).
     public var package: String
     /// SHA-256 fingerprints of the signing certificates: 32 upper-case hex pairs joined by `:`.
     /// With Play App Signing, the app-signing key's fingerprint from Play Console.
     public var fingerprints: [String]
+    /// Custom URL schemes from the app's intent filters (`fitconnect` for `fitconnect://…`), without `://`.
     public var schemes: [String]?
     /// Share credentials with the site (`delegate_permission/common.get_login_creds`).
     public var loginCredentials: Bool?
     /// Extra web origins that share credentials with this app (`namespace: web` targets).
     public var webTargets: [String]?
 
+    /// Creates an Android app entry; `package` and `fingerprints` are required.
     public init(
         id: String? = nil, name: String? = nil, package: String, fingerprints: [String], schemes: [String]? = nil,
         loginCredentials: Bool? = nil, webTargets: [String]? = nil
@@ -133,28 +172,41 @@ public struct AndroidAppConfig: Codable, Sendable, Equatable {
         self.webTargets = webTargets
     }
 
+    /// What a route's `apps` list calls this app: ``id``, or the package name when there is none.
     public var reference: String { id ?? package }
 }
 
+/// Options of the generated apple-app-site-association file (the `aasa` key of a site).
 public struct AASAOptions: Codable, Sendable, Equatable {
     /// `modern` (components, iOS 13+; the default), `legacy` (`paths`, iOS 9–12 only) or `both`
     /// (two `details` entries per app group: iOS 13+ reads the components one).
     public var format: AASAFormat?
 
+    /// Creates the options; `nil` means ``AASAFormat/modern``.
     public init(format: AASAFormat? = nil) { self.format = format }
 }
 
+/// Which AASA dialect to write: the `components` form iOS 13+ reads, the older `paths` form, or both.
 public enum AASAFormat: String, Codable, Sendable, Equatable, CaseIterable {
-    case modern, legacy, both
+    /// `applinks.details[].components` (iOS 13 and later). The default.
+    case modern
+    /// `applinks.details[].paths` only (iOS 9–12); iOS 13+ reads it too, with fewer features
+    /// (no query or fragment rules).
+    case legacy
+    /// Two `details` entries per app group, one of each form; iOS 13+ reads the components one.
+    case both
 }
 
 /// One entry of a site's `routes` list: a route, or an exclusion placed where its order matters.
 public enum RouteEntry: Codable, Sendable, Equatable {
+    /// A route (an entry without `exclude`).
     case route(RouteConfig)
+    /// An exclusion (an entry with an `exclude` key).
     case exclusion(ExclusionConfig)
 
     private enum Probe: String, CodingKey { case exclude, name, path }
 
+    /// Decodes an entry: one with an `exclude` key is an exclusion, any other a route.
     public init(from decoder: any Decoder) throws {
         let probe = try decoder.container(keyedBy: Probe.self)
         if probe.contains(.exclude) {
@@ -164,6 +216,7 @@ public enum RouteEntry: Codable, Sendable, Equatable {
         }
     }
 
+    /// Encodes the route or exclusion as the plain object it was read from.
     public func encode(to encoder: any Encoder) throws {
         switch self {
         case let .route(r): try r.encode(to: encoder)
@@ -188,11 +241,14 @@ public struct RouteConfig: Codable, Sendable, Equatable {
     public var params: [String: ParamConfig]?
     /// Which apps handle the route (their `id`, bundle ID or package); default: all of the site's apps.
     public var apps: [String]?
+    /// What a browser gets for this route, per platform; overrides the site's ``SiteConfig/fallback``.
     public var fallback: FallbackConfig?
+    /// Link-preview tags (title, description, image) of the route's landing page.
     public var preview: PreviewConfig?
     /// A note kept in the generated AASA component's `comment`.
     public var comment: String?
 
+    /// Creates a route; only `name` and `path` are required.
     public init(
         name: String, path: String, query: [String: QueryParamConfig]? = nil, fragment: String? = nil,
         params: [String: ParamConfig]? = nil, apps: [String]? = nil, fallback: FallbackConfig? = nil,
@@ -210,16 +266,20 @@ public struct RouteConfig: Codable, Sendable, Equatable {
     }
 }
 
+/// A query parameter a route reads (`query: { id: { required: true } }` for `/issue?id=45`).
 public struct QueryParamConfig: Codable, Sendable, Equatable {
     /// A link without this parameter (or with an empty value) is not this route.
     public var required: Bool?
+    /// Creates the parameter; `nil` means optional.
     public init(required: Bool? = nil) { self.required = required }
 }
 
+/// Restrictions on one path parameter of a route (the `params` key).
 public struct ParamConfig: Codable, Sendable, Equatable {
     /// The parameter takes one of these values only (AASA: a substitution variable; Android:
     /// one component per value).
     public var oneOf: [String]?
+    /// Creates the restriction; `nil` means any non-empty segment.
     public init(oneOf: [String]? = nil) { self.oneOf = oneOf }
 }
 
@@ -229,9 +289,12 @@ public struct ExclusionConfig: Codable, Sendable, Equatable {
     public var exclude: String
     /// Exclude only links with exactly this fragment (e.g. `no_universal_links`); the path must still match.
     public var fragment: String?
+    /// Which apps the exclusion applies to (their `id`, bundle ID or package); default: all of the site's apps.
     public var apps: [String]?
+    /// A note kept in the generated AASA component's `comment`.
     public var comment: String?
 
+    /// Creates an exclusion; only `exclude` is required.
     public init(exclude: String, fragment: String? = nil, apps: [String]? = nil, comment: String? = nil) {
         self.exclude = exclude
         self.fragment = fragment
@@ -242,13 +305,17 @@ public struct ExclusionConfig: Codable, Sendable, Equatable {
 
 /// What a browser that reached a link gets, per platform.
 public struct FallbackConfig: Codable, Sendable, Equatable {
+    /// What Safari (or another iOS browser) gets when the app did not open the link.
     public var ios: FallbackAction?
+    /// What an Android browser gets when the app did not open the link.
     public var android: FallbackAction?
+    /// What a desktop browser gets.
     public var desktop: FallbackAction?
     /// The web page for `web` actions, a template with the route's parameters:
     /// `https://example.com/items/{item}`. Only its path and query take parameter values.
     public var web: String?
 
+    /// Creates the fallback; every platform left `nil` takes the site's setting, then the landing page.
     public init(ios: FallbackAction? = nil, android: FallbackAction? = nil, desktop: FallbackAction? = nil, web: String? = nil) {
         self.ios = ios
         self.android = android
@@ -257,6 +324,7 @@ public struct FallbackConfig: Codable, Sendable, Equatable {
     }
 }
 
+/// What a browser that reached a route's link is given.
 public enum FallbackAction: String, Codable, Sendable, Equatable, CaseIterable {
     /// The landing page: open-in-app button, store buttons, preview tags.
     case landing
@@ -266,13 +334,16 @@ public enum FallbackAction: String, Codable, Sendable, Equatable, CaseIterable {
     case web
 }
 
+/// The link-preview (Open Graph) tags of a route's landing page, templated with its parameters.
 public struct PreviewConfig: Codable, Sendable, Equatable {
     /// Templated with the route's parameters: `Post {postId}`.
     public var title: String?
+    /// Templated like ``title``: `Read issue #{id} in the app.`
     public var description: String?
     /// An absolute `https` URL or a path under the site (`/static/og.png`).
     public var image: String?
 
+    /// Creates the preview; every field is optional.
     public init(title: String? = nil, description: String? = nil, image: String? = nil) {
         self.title = title
         self.description = description
@@ -280,20 +351,26 @@ public struct PreviewConfig: Codable, Sendable, Equatable {
     }
 }
 
+/// What a browser gets for a link on the site that matches no route (the `notFound` key).
 public struct NotFoundConfig: Codable, Sendable, Equatable {
     /// Send unknown paths here (302) instead of the not-found page.
     public var redirect: String?
+    /// Creates the setting; `nil` serves the not-found page.
     public init(redirect: String? = nil) { self.redirect = redirect }
 }
 
+/// The look of a site's landing pages (the `landing` key).
 public struct LandingConfig: Codable, Sendable, Equatable {
+    /// The app name shown on the landing page; defaults to the first iOS app's `name`, then the first Android app's, then the site name.
     public var appName: String?
     /// Path under `public/` or absolute https URL of the app icon.
     public var icon: String?
+    /// The accent colour, a CSS colour (`#0E7C66`).
     public var themeColor: String?
     /// A folder of templates that override the shipped ones for this site.
     public var templatesDir: String?
 
+    /// Creates the look; every field is optional.
     public init(appName: String? = nil, icon: String? = nil, themeColor: String? = nil, templatesDir: String? = nil) {
         self.appName = appName
         self.icon = icon
@@ -304,22 +381,31 @@ public struct LandingConfig: Codable, Sendable, Equatable {
 
 /// Settings of the running server (`linkwell serve`); all optional with sane defaults.
 public struct ServerSettings: Codable, Sendable, Equatable {
+    /// Addresses to serve on: numeric `IPv4:port` or `[IPv6]:port` (`127.0.0.1:8080`).
     public var listen: [String]?
+    /// Address of the admin listener (metrics, health), same form as ``listen``; keep it private.
     public var admin: String?
+    /// Polling threads per listen address; default: the number of CPU cores.
     public var threads: Int?
     /// CIDRs whose `Forwarded` / `X-Forwarded-*` headers are believed. Default: loopback only.
     public var trustedProxies: [String]?
     /// `Cache-Control` for the association files. Default `public, max-age=300`.
     public var associationCacheControl: String?
+    /// Open connections per listen address (default 4096); beyond it new ones are closed at once.
     public var connectionLimit: Int?
+    /// Open connections from one client IP per listen address; default `0`, no limit.
     public var perIPConnectionLimit: Int?
+    /// Seconds before an idle or stalled connection is closed (default 30; `0` = never).
     public var connectionTimeoutSeconds: Int?
+    /// Memory per connection for the request line and headers (default 8192, at least 4096).
     public var requestHeaderMemoryBytes: Int?
+    /// How long a stopping server waits for open requests, in seconds.
     public var shutdownDeadlineSeconds: Double?
     /// Log the query string of page requests (off by default: it can carry personal data).
     public var logQueryStrings: Bool?
     /// Where `public/` (templates, CSS, images) is; default `public` next to the config folder.
     public var publicDir: String?
 
+    /// Creates settings with every key unset (all defaults).
     public init() {}
 }

@@ -1,6 +1,7 @@
 // A route's path pattern, compiled from its text: `/post/{postId}`, `/{item}.html`,
 // `/files/{rest*}`. The one definition that the parser, the builder and both generators read.
 
+/// One `/`-separated piece of a compiled ``PathPattern``.
 public enum PathSegment: Sendable, Equatable, Hashable {
     /// Matched against the URL's segment as sent (canonical percent-encoding, upper-case hex).
     case literal(String)
@@ -11,10 +12,20 @@ public enum PathSegment: Sendable, Equatable, Hashable {
     case rest(name: String)
 }
 
+/// A route's path pattern, compiled: `/post/{postId}` is the literal `post` and the parameter `postId`.
+///
+/// ```swift
+/// let pattern = try PathPattern(parsing: "/post/{postId}")
+/// pattern.parameterNames   // ["postId"]
+/// pattern.segments         // [.literal("post"), .param(name: "postId", prefix: "", suffix: "", oneOf: nil)]
+/// ```
 public struct PathPattern: Sendable, Equatable, Hashable {
+    /// The pattern as written in the config (`/post/{postId}`).
     public var source: String
+    /// The compiled segments, in order; empty for `/`.
     public var segments: [PathSegment]
 
+    /// The names of the path parameters, in path order (a rest parameter included).
     public var parameterNames: [String] {
         segments.compactMap {
             switch $0 {
@@ -25,6 +36,7 @@ public struct PathPattern: Sendable, Equatable, Hashable {
         }
     }
 
+    /// True when the last segment is a rest parameter (`{path*}`, or `*` in an exclusion).
     public var hasRest: Bool {
         if case .rest = segments.last { return true }
         return false
@@ -36,10 +48,15 @@ public struct PathPattern: Sendable, Equatable, Hashable {
 
 /// A path pattern that does not compile, with the column of the problem (1-based, in characters).
 public struct PathPatternError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The pattern text that failed to compile.
     public var pattern: String
+    /// The 1-based column (in characters) of the problem in ``pattern``.
     public var column: Int
+    /// What is wrong (`has an unclosed '{'`).
     public var problem: String
+    /// How to write the pattern instead.
     public var fix: String
+    /// `path '/post/{id' has an unclosed '{' at column 7`.
     public var description: String { "path '\(pattern)' \(problem) at column \(column)" }
 }
 

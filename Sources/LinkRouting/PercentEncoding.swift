@@ -2,6 +2,10 @@
 // sends it (Apple's matcher compares encoded text), so nothing here goes through Foundation's
 // URL, whose normalisations differ between platforms and releases.
 
+/// Percent-encoding the way browsers and the platforms' matchers see URLs (`%20`, upper-case hex).
+///
+/// Linkwell compares URLs as the encoded text a browser sends, because that is what Apple's
+/// matcher compares; these helpers encode and decode without going through Foundation's `URL`.
 public enum PercentEncoding {
     /// RFC 3986 unreserved characters: never encoded.
     @inline(__always)
@@ -145,6 +149,7 @@ public enum PercentEncoding {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Decodes `%XX` escapes in a string, by the rules of the byte version: `+` stays `+`, a stray `%` stays, invalid UTF-8 becomes U+FFFD.
     public static func decode(_ s: String) -> String { decode(Array(s.utf8)) }
 }
 
@@ -154,12 +159,16 @@ public struct URLParts: Sendable, Equatable {
     public var scheme: String
     /// Lower-cased, without port, user info or a trailing dot. Empty for `scheme:/path`.
     public var host: String
+    /// The port when the URL spells one out (`:8080`), else nil.
     public var port: Int?
     /// Starts with `/`, or is empty.
     public var path: String
+    /// The text after `?` (without it), still encoded; nil when there is no `?`.
     public var query: String?
+    /// The text after `#` (without it), still encoded; nil when there is no `#`.
     public var fragment: String?
 
+    /// Creates the parts from values you already have (no checks, no normalisation).
     public init(scheme: String, host: String, port: Int? = nil, path: String, query: String? = nil, fragment: String? = nil) {
         self.scheme = scheme
         self.host = host
@@ -235,6 +244,7 @@ public struct URLParts: Sendable, Equatable {
 
 /// One `name=value` item of a query string, both still encoded.
 public struct RawQueryItem: Sendable, Equatable {
+    /// The item's name, still encoded.
     public var name: Substring
     /// nil for an item without `=`.
     public var value: Substring?

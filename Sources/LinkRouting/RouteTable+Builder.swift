@@ -1,6 +1,7 @@
 // The link builder: route name + parameters → the canonical https URL or a custom-scheme URL.
 // The law, tested for every route of every example config: parse(build(r, p)) == (r, p).
 
+/// Which kind of link ``RouteTable/build(site:route:parameters:form:)`` writes.
 public enum LinkForm: Sendable, Equatable {
     /// `https://<canonical host>/…`
     case https
@@ -8,14 +9,23 @@ public enum LinkForm: Sendable, Equatable {
     case customScheme(String?)
 }
 
+/// Why a link could not be built; ``description`` says what to pass instead.
 public enum LinkBuildError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No site has this name (or exact domain); `known` lists the site names.
     case unknownSite(String, known: [String])
+    /// The site (or, without a site name, no site) has no route of this name; `known` lists the route names.
     case unknownRoute(String, site: String, known: [String])
+    /// A path parameter or required query parameter of the route was not given.
     case missingParameter(route: String, name: String)
+    /// A parameter the route does not read was given; `accepted` lists the ones it does.
     case unknownParameter(route: String, name: String, accepted: [String])
+    /// A value cannot be put in the link: empty where a value is needed, not one of `oneOf`, or
+    /// a rest value with an empty segment; `reason` says which.
     case invalidValue(route: String, name: String, value: String, reason: String)
+    /// ``LinkForm/customScheme(_:)`` without a scheme, and no app of the site registers one.
     case noScheme(site: String)
 
+    /// One sentence naming the route, the parameter and what to pass instead.
     public var description: String {
         switch self {
         case let .unknownSite(s, known):
@@ -36,7 +46,19 @@ public enum LinkBuildError: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 extension RouteTable {
-    /// Builds a link. `site` may be omitted when the config has one site.
+    /// Builds a link to a route: the canonical `https` URL (on the site's first exact domain), or a
+    /// custom-scheme URL. Values are percent-encoded; ``resolve(_:)`` of the result gives the same
+    /// route and parameters back.
+    ///
+    /// Without `site`, the first site that has a route named `route` is used, so it may be
+    /// omitted when the config has one site or the route name is unique.
+    ///
+    /// ```swift
+    /// try table.build(route: "issue", parameters: ["id": "45"])                        // "https://ioscoffeebreak.com/issue?id=45"
+    /// try table.build(route: "issue", parameters: ["id": "45"], form: .customScheme(nil)) // "ioscoffeebreakapp://issue?id=45"
+    /// ```
+    /// - Throws: ``LinkBuildError`` naming the unknown site or route, or the parameter that is
+    ///   missing, unknown or not allowed.
     public func build(
         site siteName: String? = nil, route: String, parameters: [String: String], form: LinkForm = .https
     ) throws(LinkBuildError) -> String {

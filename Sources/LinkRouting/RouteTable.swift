@@ -4,14 +4,19 @@
 
 /// A route or an exclusion, compiled, with the apps it applies to.
 public struct CompiledEntry: Sendable, Equatable {
+    /// Whether the entry is a route or an exclusion, with its config.
     public enum Kind: Sendable, Equatable {
+        /// A route: URLs it matches open the app.
         case route(RouteConfig)
+        /// An exclusion: URLs it matches stay in the browser.
         case exclusion(ExclusionConfig)
     }
 
     /// Position in the site's `routes` list (its priority: lower wins).
     public var index: Int
+    /// The route or exclusion this entry was compiled from.
     public var kind: Kind
+    /// The compiled `path` (routes) or `exclude` (exclusions) pattern.
     public var pattern: PathPattern
     /// App IDs (`TEAMID.bundle`) of the iOS apps this entry applies to.
     public var iosAppIDs: [String]
@@ -19,10 +24,14 @@ public struct CompiledEntry: Sendable, Equatable {
     public var androidPackages: [String]
     /// Query parameters, sorted by name.
     public var requiredQuery: [String]
+    /// Names of the optional query parameters, sorted (``requiredQuery`` holds the required ones).
     public var optionalQuery: [String]
 
+    /// True for a route, false for an exclusion.
     public var isRoute: Bool { if case .route = kind { return true } else { return false } }
+    /// The route's config; nil for an exclusion.
     public var route: RouteConfig? { if case let .route(r) = kind { return r } else { return nil } }
+    /// The exclusion's config; nil for a route.
     public var exclusion: ExclusionConfig? { if case let .exclusion(e) = kind { return e } else { return nil } }
 
     /// `route 'post'` or `exclusion '/post/drafts/*'`, for messages.
@@ -33,33 +42,43 @@ public struct CompiledEntry: Sendable, Equatable {
         }
     }
 
+    /// The name of the parameter that receives the fragment (`#…`), when the route reads one.
     public var fragmentParameter: String? { route?.fragment }
+    /// The fragment an exclusion is limited to (`no_universal_links`); nil for routes and for exclusions of every fragment.
     public var exclusionFragment: String? { exclusion?.fragment }
 }
 
 /// One site, compiled.
 public struct CompiledSite: Sendable {
+    /// The site's position in the config's `sites` list.
     public var index: Int
+    /// The site's config as read.
     public var config: SiteConfig
     /// `name`, or the canonical host.
     public var name: String
     /// The first exact domain: where built links point.
     public var canonicalHost: String
+    /// The domains without `*.`, lower-cased.
     public var exactDomains: [String]
     /// `.example.com` for `*.example.com`.
     public var wildcardSuffixes: [String]
+    /// The site's routes and exclusions, compiled, in config order (their priority).
     public var entries: [CompiledEntry]
+    /// The site's iOS apps (empty when it has none).
     public var iosApps: [IOSAppConfig]
+    /// The site's Android apps (empty when it has none).
     public var androidApps: [AndroidAppConfig]
     /// Custom scheme (lower-cased) → the apps that registered it.
     public var schemes: [String: (ios: [String], android: [String])]
     let trie: PathTrie
     let routeIndexByName: [String: Int]
 
+    /// The route named `route`; nil when the site has none of that name (exclusions have no name).
     public func entry(named route: String) -> CompiledEntry? {
         routeIndexByName[route].map { entries[$0] }
     }
 
+    /// The entries that are routes, without the exclusions, in config order.
     public var routes: [CompiledEntry] { entries.filter(\.isRoute) }
 
     /// True when `host` (lower-case, no port) is one of the site's domains or under a wildcard.
@@ -70,6 +89,7 @@ public struct CompiledSite: Sendable {
 
 /// What a URL is, according to the route table.
 public enum LinkResolution: Sendable, Equatable {
+    /// A route matched: the app that handles it should show ``LinkMatch/route`` with ``LinkMatch/parameters``.
     case matched(LinkMatch)
     /// An exclusion decided: no app opens this URL.
     case excluded(site: String, entryIndex: Int, pattern: String)
@@ -80,11 +100,15 @@ public enum LinkResolution: Sendable, Equatable {
     /// Not https and not a custom scheme of any app, or not a URL at all.
     case unsupported(String)
 
+    /// The match when a route matched, else nil: `table.resolve(url).match?.route`.
     public var match: LinkMatch? { if case let .matched(m) = self { return m } else { return nil } }
 }
 
+/// A link that a route matched: which route, its parameter values and the apps that open it.
 public struct LinkMatch: Sendable, Equatable {
+    /// The name of the site the link belongs to (``CompiledSite/name``).
     public var site: String
+    /// The route's `name` from the config (`post`, `profile`, `signup`): what your router switches on.
     public var route: String
     /// Decoded values by parameter name (path, query and fragment parameters that are present).
     public var parameters: [String: String]
@@ -92,8 +116,10 @@ public struct LinkMatch: Sendable, Equatable {
     public var iosAppIDs: [String]
     /// Android packages that handle this link.
     public var androidPackages: [String]
+    /// The matched route's position in the site's `routes` list.
     public var entryIndex: Int
 
+    /// Creates a match (for tests and previews; ``RouteTable/resolve(_:)`` makes the real ones).
     public init(site: String, route: String, parameters: [String: String], iosAppIDs: [String], androidPackages: [String], entryIndex: Int) {
         self.site = site
         self.route = route
@@ -106,12 +132,30 @@ public struct LinkMatch: Sendable, Equatable {
 
 /// Compilation problems (the config's own shape is checked by `RouteTable+Validation`).
 public struct RouteTableError: Error, Sendable, CustomStringConvertible {
+    /// Every problem found, each naming the config path of the route or app.
     public var diagnostics: [Diagnostic]
+    /// Every diagnostic on its own line(s).
     public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
 }
 
+/// The compiled config: turns a URL into a route and its parameters, and a route back into a URL.
+///
+/// This is the type an app keeps around (build it once, at launch). ``resolve(_:)`` parses the
+/// links the app is opened with, universal links (`https://…`) and custom-scheme links
+/// (`myapp://…`) alike; ``build(site:route:parameters:form:)`` writes the links it shares. Both
+/// follow the same table that generates the server's association files, so a link the app builds
+/// is one the server claims for it.
+///
+/// ```swift
+/// let loaded = try ConfigLoader.load(path: "config/examples/diallodev.json5")
+/// let table = try RouteTable(config: loaded.config)
+/// table.resolve("https://diallodev.online/post/42").match?.parameters     // ["postId": "42"]
+/// try table.build(route: "profile", parameters: ["userId": "diallo"])     // "https://diallodev.online/user/diallo"
+/// ```
 public struct RouteTable: Sendable {
+    /// The config the table was compiled from.
     public let config: LinkwellConfig
+    /// The compiled sites, in config order.
     public let sites: [CompiledSite]
     let hostIndex: [String: Int]
     let wildcardIndex: [(suffix: String, site: Int)]
@@ -119,7 +163,14 @@ public struct RouteTable: Sendable {
     let defaultSite: Int?
 
     /// Compiles the config. Throws when a pattern does not compile or a route names an app the
-    /// site does not have; run `validate` for the full set of checks.
+    /// site does not have; run ``LinkwellConfig/validate()`` for the full set of checks.
+    ///
+    /// ```swift
+    /// let loaded = try ConfigLoader.load(path: "config/examples/fitconnect.json5")
+    /// let table = try RouteTable(config: loaded.config)
+    /// table.sites.map(\.name)   // ["fitconnect"]
+    /// ```
+    /// - Throws: ``RouteTableError`` listing every route that did not compile.
     public init(config: LinkwellConfig) throws(RouteTableError) {
         self.config = config
         var diagnostics: [Diagnostic] = []
@@ -250,6 +301,7 @@ public struct RouteTable: Sendable {
         return nil
     }
 
+    /// The site with this `name`, or that lists `name` as an exact domain (case-insensitive).
     public func site(named name: String) -> CompiledSite? {
         sites.first { $0.name == name || $0.exactDomains.contains(name.lowercased()) }
     }
@@ -257,6 +309,21 @@ public struct RouteTable: Sendable {
     // MARK: Resolution
 
     /// Resolves an absolute URL: `https://<site domain>/…` or `<app scheme>://…`.
+    ///
+    /// Pass the URL as text (from a Foundation `URL`, its `absoluteString`). The site's entries
+    /// are tried in config order and the first that decides wins; an exclusion keeps the URL in
+    /// the browser. Parameter values come back percent-decoded. For a custom-scheme link the
+    /// first part may be the site's domain (`fitconnect://fitconnect.app/signup`) or the first
+    /// path segment (`fitconnect://signup`): both resolve to `/signup`.
+    ///
+    /// ```swift
+    /// switch table.resolve("fitconnect://signup?referralCode=TRAINER1") {
+    /// case .matched(let link):
+    ///     print(link.route, link.parameters)    // signup ["referralCode": "TRAINER1"]
+    /// case .excluded, .noRoute, .unknownHost, .unsupported:
+    ///     break                                 // not a link this app handles
+    /// }
+    /// ```
     public func resolve(_ url: String) -> LinkResolution {
         guard let parts = URLParts(url) else { return .unsupported("'\(url)' is not an absolute URL") }
         if parts.scheme == "https" || parts.scheme == "http" {

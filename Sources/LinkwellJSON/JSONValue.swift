@@ -5,14 +5,20 @@
 
 /// One JSON value. Objects keep their members in document order, duplicates included.
 public enum JSONValue: Sendable, Equatable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number, kept as its source text so `1` and `1.0` stay distinguishable.
     case number(String)
+    /// A string, unescaped.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object: its members in document order, duplicate keys kept (Android and Apple read duplicates differently).
     case object([(key: String, value: JSONValue)])
 
+    /// Structural equality: numbers compare as text (`1` ≠ `1.0`), objects member by member in order.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
@@ -32,9 +38,13 @@ public enum JSONValue: Sendable, Equatable {
         return members.last(where: { $0.key == key })?.value
     }
 
+    /// The string, when the value is one.
     public var stringValue: String? { if case let .string(s) = self { return s } else { return nil } }
+    /// The boolean, when the value is one.
     public var boolValue: Bool? { if case let .bool(b) = self { return b } else { return nil } }
+    /// The elements, when the value is an array.
     public var arrayValue: [JSONValue]? { if case let .array(a) = self { return a } else { return nil } }
+    /// The members in document order, when the value is an object.
     public var objectValue: [(key: String, value: JSONValue)]? {
         if case let .object(o) = self { return o } else { return nil }
     }
@@ -57,13 +67,19 @@ public enum JSONValue: Sendable, Equatable {
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
+    /// `"text"` in Swift source is a JSON string.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// `true` / `false` in Swift source is a JSON boolean.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// `42` in Swift source is a JSON number (its decimal text).
     public init(integerLiteral value: Int) { self = .number(String(value)) }
+    /// `[…]` in Swift source is a JSON array.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// `["key": value, …]` in Swift source is a JSON object, members in the order written.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(elements.map { (key: $0.0, value: $0.1) })
     }
+    /// `nil` in Swift source is JSON `null`.
     public init(nilLiteral: ()) { self = .null }
 }
 
@@ -71,19 +87,32 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, Ex
 
 /// Why a document is not strict JSON, with the position a person can find it at.
 public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong (`trailing comma before ']'`).
     public var message: String
+    /// The 1-based line of the problem.
     public var line: Int
+    /// The 1-based column of the problem, in characters (UTF-8 continuation bytes are not counted).
     public var column: Int
+    /// `line 1, column 7: trailing comma before ']'`.
     public var description: String { "line \(line), column \(column): \(message)" }
 }
 
 extension JSONValue {
     /// Parses strict RFC 8259 JSON: no comments, no trailing commas, no byte-order mark,
     /// no single quotes, no NaN. This is what Apple's and Android's verifiers accept.
+    ///
+    /// ```swift
+    /// let value = try JSONValue.parse(#"{"id": 45, "tags": ["a", "b"]}"#)
+    /// value["id"]                         // .number("45")
+    /// value["tags"]?.arrayValue?.count    // 2
+    /// try JSONValue.parse("[1, 2,]")      // throws JSONSyntaxError: line 1, column 7: trailing comma before ']'
+    /// ```
+    /// - Throws: ``JSONSyntaxError`` with the line and column of the first problem.
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         try parse(Array(text.utf8))
     }
 
+    /// Parses strict JSON from UTF-8 bytes (an HTTP body, a file); the same rules as the `String` version.
     public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         var parser = StrictJSONParser(bytes: bytes)
         return try parser.parseDocument()
@@ -337,6 +366,7 @@ private struct StrictJSONParser {
 // MARK: - Deterministic serialisation
 
 extension JSONValue {
+    /// How ``serialized(_:sortKeys:)`` spaces its output.
     public enum Layout: Sendable {
         /// No whitespace at all.
         case compact

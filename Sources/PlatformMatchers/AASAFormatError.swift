@@ -9,11 +9,13 @@ public struct AASAFormatError: Error, Sendable, Equatable, CustomStringConvertib
     /// What is wrong, and how to fix it.
     public var message: String
 
+    /// Creates the error; `location` is a key path such as `applinks.details`, or empty.
     public init(location: String, message: String) {
         self.location = location
         self.message = message
     }
 
+    /// `apple-app-site-association: <location>: <message>`, for logs and command output.
     public var description: String {
         location.isEmpty
             ? "apple-app-site-association: \(message)"

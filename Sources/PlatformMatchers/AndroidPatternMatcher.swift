@@ -7,12 +7,26 @@
 
 /// Why a pattern cannot be built (Android throws `IllegalArgumentException`).
 public struct AndroidPatternError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What Android would say, and which part of the pattern is wrong.
     public var message: String
+    /// Creates the error with its message.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }
 
 /// One `android.os.PatternMatcher`: a pattern and how to read it.
+///
+/// Android matches intent-filter paths (`android:pathPattern`) and Dynamic App Link rules with
+/// this class, whose globs differ from shell globs (`.*` never backtracks); this port keeps its
+/// quirks so a rule can be checked before it ships.
+///
+/// ```swift
+/// let glob = try AndroidPatternMatcher(pattern: "/post/.*", kind: .simpleGlob)
+/// glob.matches("/post/42")   // true
+/// glob.matches("/user/42")   // false
+/// try AndroidPatternMatcher.dynamicAppLinkPattern(for: "/post/*").kind   // .prefix ("/post/")
+/// ```
 public struct AndroidPatternMatcher: Sendable, Equatable, CustomStringConvertible {
     /// The `PatternMatcher.PATTERN_*` constants (raw values are Android's).
     public enum Kind: Int, Sendable, Equatable, CaseIterable {
@@ -40,7 +54,9 @@ public struct AndroidPatternMatcher: Sendable, Equatable, CustomStringConvertibl
         }
     }
 
+    /// How ``pattern`` is read.
     public let kind: Kind
+    /// The pattern text, as Android's `PatternMatcher.getPath()` returns it.
     public let pattern: String
     let units: [UInt16]
     /// The parsed token stream of an advanced glob (Android's `mParsedPattern`).
@@ -61,6 +77,7 @@ public struct AndroidPatternMatcher: Sendable, Equatable, CustomStringConvertibl
         self.parsed = kind == .advancedGlob ? try AdvancedGlob.parse(units) : nil
     }
 
+    /// `PatternMatcher{GLOB: /post/.*}`, as Android's `toString()` prints it.
     public var description: String { "PatternMatcher{\(kind.name): \(pattern)}" }
 
     /// `PatternMatcher.match(str)`.

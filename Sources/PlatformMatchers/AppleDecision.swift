@@ -13,6 +13,7 @@ public enum AppleVerdict: String, Sendable, Codable {
 public struct AppleDecision: Sendable, Equatable {
     /// The app ID (`<Team ID>.<bundle ID>`) the verdict is for.
     public var appID: String
+    /// Whether the deciding rule opens the app (``AppleVerdict/match``) or keeps the link in the browser (``AppleVerdict/block``).
     public var verdict: AppleVerdict
     /// The index of the deciding entry in `applinks.details`.
     public var detailsIndex: Int
@@ -22,6 +23,7 @@ public struct AppleDecision: Sendable, Equatable {
     /// (`{"/":"/post/*"}`), or a legacy path as written (`NOT /videos/2010/*`).
     public var rule: String
 
+    /// Creates a decision (for tests; ``AppleMatcher/decisions(for:)`` makes the real ones).
     public init(appID: String, verdict: AppleVerdict, detailsIndex: Int, componentIndex: Int, rule: String) {
         self.appID = appID
         self.verdict = verdict

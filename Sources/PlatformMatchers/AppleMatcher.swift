@@ -19,16 +19,27 @@
 // - `?` matches one character of the compared text: with `percentEncoded: true` an escape such as
 //   `%20` is three characters. Characters are Unicode scalars; no normalisation is applied.
 
+import LinkwellJSON
+
 /// Decides, per app ID, whether an apple-app-site-association document claims a URL.
 ///
+/// iOS downloads `https://<domain>/.well-known/apple-app-site-association` (through Apple's CDN)
+/// when an app that lists `applinks:<domain>` is installed, and opens a tapped link in the app
+/// only when the file's `applinks.details` claims the link for the app's ID (`TEAMID.bundle.id`).
+/// This type answers that question the way iOS does, without a device.
+///
 /// ```swift
-/// let matcher = try AppleMatcher(aasa: try JSONValue.parse(text))
-/// matcher.verdicts(for: "https://example.com/post/42")   // ["ABCDE12345.com.example.app": .match]
+/// let matcher = try AppleMatcher(json: """
+///     {"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"],
+///       "components": [{"/": "/post/drafts/*", "exclude": true}, {"/": "/post/*"}]}]}}
+///     """)
+/// matcher.verdicts(for: "https://example.com/post/42")         // ["ABCDE12345.com.example.app": .match]
+/// matcher.verdicts(for: "https://example.com/post/drafts/1")   // ["ABCDE12345.com.example.app": .block]
+/// matcher.verdicts(for: "https://example.com/about")           // [:] — no app claims it
 /// ```
 ///
 /// All patterns are compiled once in `init`; matching a URL then costs time linear in the URL's
 /// length for each pattern tried.
-import LinkwellJSON
 public struct AppleMatcher: Sendable {
     /// One `details` entry: the apps it speaks for and its rules, in order.
     struct Entry: Sendable {

@@ -10,17 +10,21 @@
 // - verification compares package names and fingerprints verbatim (no case folding);
 // - the Dynamic App Link rules that apply are those of the first statement that verifies.
 
+import LinkwellJSON
+
 /// Which StatementService generation to reproduce. They differ only in DalComponentParser
 /// (how a Dynamic App Link expression becomes a PatternMatcher); see
 /// `AndroidPatternMatcher.dynamicAppLinkPattern(for:generation:)`.
-import LinkwellJSON
 public enum AndroidParserGeneration: String, Sendable, Equatable, CaseIterable {
+    /// Android 15's StatementService: `?*` makes an expression a greedy advanced glob, so `/u/?*/profile` never matches.
     case android15
+    /// Android 16's StatementService: plain prefix and simple-glob patterns. The default.
     case android16
 }
 
 /// Why Android rejects a whole assetlinks.json, and what to change.
 public struct AssetLinksRejection: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of problem, one per way StatementService gives up on a file.
     public enum Kind: String, Sendable, Equatable {
         /// Not JSON to Android's strict reader (comment, trailing comma, BOM, unquoted text…).
         case syntax
@@ -38,18 +42,22 @@ public struct AssetLinksRejection: Error, Sendable, Equatable, CustomStringConve
         case invalidDynamicAppLinkComponent
     }
 
+    /// What kind of problem it is.
     public var kind: Kind
     /// The index of the offending statement in the top-level array (0-based).
     public var statementIndex: Int?
     /// Where inside the statement, e.g. `target.sha256_cert_fingerprints[1]`.
     public var field: String?
+    /// The 1-based line of a syntax error in the body; nil for other problems.
     public var line: Int?
+    /// The 1-based column of a syntax error in the body; nil for other problems.
     public var column: Int?
     /// What is wrong.
     public var problem: String
     /// What to change.
     public var fix: String
 
+    /// Creates a rejection (for tests; ``AssetLinksFile``'s `parse` makes the real ones).
     public init(
         kind: Kind, statementIndex: Int? = nil, field: String? = nil, line: Int? = nil, column: Int? = nil,
         problem: String, fix: String
@@ -63,6 +71,7 @@ public struct AssetLinksRejection: Error, Sendable, Equatable, CustomStringConve
         self.fix = fix
     }
 
+    /// `Android rejects the whole assetlinks.json: <where>: <problem>. Fix: <fix>.`
     public var description: String {
         var place: [String] = []
         if let line, let column { place.append("line \(line), column \(column)") }
@@ -104,16 +113,19 @@ public enum AssetLinksTarget: Sendable, Equatable {
 
 /// One statement Android keeps (one per JSON statement; all its relations together).
 public struct AssetLinksStatement: Sendable, Equatable {
+    /// The relation that lets an app open the site's links (App Links).
     public static let handleAllURLs = "delegate_permission/common.handle_all_urls"
 
     /// Position in the file's top-level array.
     public var index: Int
     /// `kind/detail` strings, validated like Relation.create.
     public var relations: [String]
+    /// The app or site the statement is about.
     public var target: AssetLinksTarget
     /// From `relation_extensions["delegate_permission/common.handle_all_urls"].dynamic_app_link_components`.
     public var dynamicAppLinkRules: DynamicAppLinkRules
 
+    /// True when ``relations`` include ``handleAllURLs`` (compared as Java's `String.equals` does).
     public var grantsHandleAllURLs: Bool { relations.contains { javaEquals($0, Self.handleAllURLs) } }
 
     /// AndroidAppAssetMatcher: same package, at least one common fingerprint (verbatim).
@@ -127,16 +139,46 @@ public struct AssetLinksStatement: Sendable, Equatable {
 
 /// A statement Android skips without rejecting the file.
 public struct AssetLinksSkippedStatement: Sendable, Equatable {
+    /// Position of the skipped statement in the file's top-level array.
     public var index: Int
+    /// Why Android skips it (`it has no 'target'`, `'relation' is a string, not an array`).
     public var reason: String
 }
 
-/// An assetlinks.json body as Android reads it.
+/// An assetlinks.json body as Android reads it: which apps it verifies, and the Dynamic App Link
+/// rules each one gets.
+///
+/// Android opens a site's `https` links in an app only after it fetched
+/// `https://<domain>/.well-known/assetlinks.json` and found a statement with the relation
+/// `delegate_permission/common.handle_all_urls` naming the app's package and the SHA-256
+/// fingerprint of its signing certificate. One malformed statement makes Android reject the
+/// whole file; `parse` then returns an ``AssetLinksRejection`` that names the statement and the fix.
+/// (The byte-level reader behind it, `AssetLinksReader`, is internal.)
+///
+/// ```swift
+/// let fingerprint = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
+/// let body = """
+///     [{"relation": ["delegate_permission/common.handle_all_urls"],
+///       "target": {"namespace": "android_app", "package_name": "com.fitconnect.app",
+///                  "sha256_cert_fingerprints": ["\(fingerprint)"]}}]
+///     """
+/// switch AssetLinksFile.parse(body) {
+/// case .success(let file):
+///     file.isVerified(package: "com.fitconnect.app", certificates: [fingerprint])   // true
+///     file.handles(url: "https://fitconnect.app/signup", package: "com.fitconnect.app",
+///                  certificates: [fingerprint])?.handled                           // true (no dynamic rules)
+/// case .failure(let rejection):
+///     print(rejection)   // "Android rejects the whole assetlinks.json: …. Fix: …."
+/// }
+/// ```
 public struct AssetLinksFile: Sendable {
+    /// The Android version whose reading this is.
     public let generation: AndroidParserGeneration
+    /// The statements Android keeps, in file order.
     public let statements: [AssetLinksStatement]
     /// `include` URLs, in order; Android fetches and adds them (one level deep). Not followed here.
     public let includes: [String]
+    /// Statements Android skips without rejecting the file (no `target` object, no `relation` array).
     public let skipped: [AssetLinksSkippedStatement]
     /// Things that do not reject the file but probably do not do what was meant.
     public let warnings: [String]
@@ -152,6 +194,7 @@ public struct AssetLinksFile: Sendable {
         }
     }
 
+    /// Parses an assetlinks.json body given as text; the same as parsing its UTF-8 bytes.
     public static func parse(
         _ text: String, generation: AndroidParserGeneration = .android16
     ) -> Result<AssetLinksFile, AssetLinksRejection> {

@@ -12,8 +12,10 @@
 // - an expression Android cannot compile (an empty string; on Android 15 an invalid advanced glob)
 //   discards every rule of the statement, so everything is handled again.
 
-/// What Android does with one URL after the Dynamic App Link rules.
 import LinkwellJSON
+
+/// What Android does with one URL after the Dynamic App Link rules: open the app or not, and
+/// which component decided.
 public struct AndroidURLDecision: Sendable, Equatable, CustomStringConvertible {
     /// Whether the URL opens the app.
     public var handled: Bool
@@ -23,12 +25,14 @@ public struct AndroidURLDecision: Sendable, Equatable, CustomStringConvertible {
     /// The deciding component as compact JSON.
     public var rule: String?
 
+    /// Creates a decision (for tests; ``DynamicAppLinkRules/decide(url:)`` makes the real ones).
     public init(handled: Bool, ruleIndex: Int? = nil, rule: String? = nil) {
         self.handled = handled
         self.ruleIndex = ruleIndex
         self.rule = rule
     }
 
+    /// `handled by component 0 {"/":"/signup"}`, `not handled (no component matched)`, `handled (no dynamic rules)`.
     public var description: String {
         let verdict = handled ? "handled" : "not handled"
         if let ruleIndex, let rule { return "\(verdict) by component \(ruleIndex) \(rule)" }
@@ -38,16 +42,29 @@ public struct AndroidURLDecision: Sendable, Equatable, CustomStringConvertible {
 
 /// One `?` entry of a component, in file order.
 public struct DynamicAppLinkQueryItem: Sendable, Equatable {
+    /// The query parameter name (the member's key).
     public var key: String
+    /// The value expression (`*` any run, `?` one character), as written or as org.json turns a non-string into text.
     public var value: String
 }
 
 /// One compiled `UriRelativeFilter`.
 public struct AndroidURIRelativeFilter: Sendable, Equatable, CustomStringConvertible {
-    public enum Part: String, Sendable, Equatable { case path = "PATH", query = "QUERY", fragment = "FRAGMENT" }
+    /// The URL part a filter reads; the raw values are Android's `UriRelativeFilter` type names.
+    public enum Part: String, Sendable, Equatable {
+        /// The percent-decoded path (`/`).
+        case path = "PATH"
+        /// Each percent-decoded query item (`?`); any one of them may match.
+        case query = "QUERY"
+        /// The percent-decoded fragment (`#`); a URL without one never matches.
+        case fragment = "FRAGMENT"
+    }
+    /// Which part of the URL the filter reads.
     public var part: Part
+    /// The compiled pattern (for a query filter, it is matched against each `key=value` item).
     public var matcher: AndroidPatternMatcher
 
+    /// `PATH PatternMatcher{LITERAL: /signup}`.
     public var description: String { "\(part.rawValue) \(matcher)" }
 
     func matches(_ uri: AndroidURI) -> Bool {
@@ -74,6 +91,7 @@ public struct DynamicAppLinkComponent: Sendable, Equatable {
     public var query: [DynamicAppLinkQueryItem]?
     /// `#`, when present.
     public var fragment: String?
+    /// `comments`, for people; Android ignores it (empty when absent).
     public var comments: String
     /// The component as compact JSON, for messages.
     public var json: String
@@ -86,9 +104,25 @@ public struct DynamicAppLinkComponent: Sendable, Equatable {
     }
 }
 
-/// A statement's Dynamic App Link rules.
+/// A statement's Dynamic App Link rules (Android 15+): which of a verified domain's URLs open the app.
+///
+/// An assetlinks.json statement may carry `dynamic_app_link_components`: objects with `/`
+/// (path), `?` (query items) and `#` (fragment) expressions, where `*` is any run of characters
+/// and `?` one character, and optionally `"exclude": true`. Android tries them in order; the
+/// first component whose expressions all match decides, and a URL that none matches does not
+/// open the app. Without components every URL of the domain opens it.
+///
+/// ```swift
+/// let rules = DynamicAppLinkRules(components: try JSONValue.parse("""
+///     [{"/": "/signup", "?": {"referralCode": "*"}}, {"/": "*", "exclude": true}]
+///     """))
+/// rules.decide(url: "https://fitconnect.app/signup?referralCode=T1").handled   // true (component 0)
+/// rules.decide(url: "https://fitconnect.app/settings").handled                 // false (component 1 excludes)
+/// ```
 public struct DynamicAppLinkRules: Sendable, Equatable {
+    /// The Android version whose parser compiled the rules.
     public let generation: AndroidParserGeneration
+    /// The components in file order; the first whose filters all match decides.
     public let components: [DynamicAppLinkComponent]
     /// Set when Android throws every rule away (a malformed field); everything is then handled.
     public let discardReason: String?
