@@ -32,6 +32,7 @@ live: test-deps build
 
 test: test-deps
 	scripts/check-module-walls.sh
+	scripts/doc-coverage.py
 	swift build $(SWIFT_BUILD_FLAGS)
 	swift test $(SWIFT_BUILD_FLAGS)
 	.venv/bin/python -m pytest -q tests/live
