@@ -2,7 +2,7 @@
 """Public-symbol documentation coverage of the modules the apps import.
 
 Prints, per module, how many public symbols have a doc comment, lists every one that has none
-(file:line and the symbol), and exits 1 when a required module is below 100 %.
+(file:line and the symbol), and exits 1 when a module it checks is below 100 %.
 
     scripts/doc-coverage.py                      # LinkRouting, PlatformMatchers, LinkwellJSON
     scripts/doc-coverage.py --module LinkRouting # one module
@@ -12,8 +12,9 @@ A symbol is public when it is declared `public` or `open` inside public types, i
 public enum, a requirement of a public protocol, or a member without an access modifier of a
 `public extension`. It is documented when a `///` line or a `/** … */` block with some text sits
 directly above its declaration; attributes (`@inlinable`, multi-line `@available(…)`) may stand in
-between, a blank line or a plain `//` comment may not (Swift would not attach the comment then, or
-the reader would not see it as the symbol's).
+between, a blank line or a plain `//` comment may not. That is stricter than Swift, which attaches
+a doc comment across both; a comment above a blank line reads as a note on a section, so it has
+to sit on the symbol to count.
 
 The Swift sources are scanned here, without the compiler, so the check runs in CI before
 `swift build`. `--symbol-graph DIR` cross-checks the scan against the compiler's own view:
@@ -233,13 +234,19 @@ def matching(code: str, i: int, open_: str, close: str) -> int:
 
 
 def split_top_level(text: str) -> list[str]:
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "([<{":
+    """Splits at commas outside brackets. `<` opens a generic argument list only right after a
+    name (`Array<Int>`), so `1 << 20` and `->` in default values and closure types do not count."""
+    parts, depth, angles, cur = [], 0, 0, ""
+    for k, ch in enumerate(text):
+        if ch in "([{":
             depth += 1
-        elif ch in ")]>}":
+        elif ch in ")]}":
             depth -= 1
-        if ch == "," and depth == 0:
+        elif ch == "<" and k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_") and text[k + 1 : k + 2] not in ("<", "=", " "):
+            angles += 1
+        elif ch == ">" and angles > 0 and text[k - 1 : k] != "-":
+            angles -= 1
+        if ch == "," and depth == 0 and angles == 0:
             parts.append(cur)
             cur = ""
         else:
@@ -491,9 +498,12 @@ def cross_check(symbols: list[Symbol], directory: Path, module: str) -> list[str
     for key, (path, has_doc) in sorted(graph.items()):
         if key not in mine:
             problems.append(f"{module}: the compiler sees public {path} at {key[0]}:{key[1]}; this scanner does not")
-        elif mine[key].documented != has_doc:
-            problems.append(
-                f"{module}: {path} at {key[0]}:{key[1]}: compiler says documented={has_doc}, scanner says {mine[key].documented}")
+        elif mine[key].documented and not has_doc:
+            problems.append(f"{module}: {path} at {key[0]}:{key[1]}: the scanner sees a doc comment, the compiler none")
+        elif has_doc and not mine[key].documented:
+            # Swift attaches a comment across a blank line or a `//` line; this check does not
+            # (see the top of this file). The coverage report already lists the symbol.
+            pass
     for key, s in sorted(mine.items()):
         if key not in graph:
             problems.append(f"{module}: the scanner counts {s.name} at {key[0]}:{key[1]}; the compiler has no such public symbol there")

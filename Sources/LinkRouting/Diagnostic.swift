@@ -2,13 +2,13 @@
 // Written for a tired on-call engineer: every message can be acted on without reading the code.
 
 /// One finding about a config: where it is (file and config path), the value, what is wrong and
-/// the fix. Its ``description`` is the line `linkwell validate` prints.
+/// the fix. Its ``description`` is the text `linkwell validate` prints for it.
 public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
     /// How bad a finding is.
     public enum Severity: String, Sendable, Equatable, Codable {
         /// The config cannot be used as it is: `linkwell validate` exits 1 and `linkwell serve` starts nothing.
         case error
-        /// The config works, but probably not as meant (an ignored key, a route that never matches).
+        /// The config works, but probably not as meant (an unknown key that is ignored, an exclusion that excludes nothing).
         case warning
     }
 

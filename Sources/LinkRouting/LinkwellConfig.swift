@@ -48,9 +48,9 @@ public struct SiteConfig: Codable, Sendable, Equatable {
     public var isDefault: Bool?
     /// The website's home page, linked from the not-found page.
     public var website: String?
-    /// The iOS apps that open this site's links (one `details` entry each in the apple-app-site-association file).
+    /// The iOS apps that open this site's links; the apple-app-site-association file lists them by ``IOSAppConfig/appID``.
     public var ios: [IOSAppConfig]?
-    /// The Android apps that open this site's links (one statement each in `assetlinks.json`).
+    /// The Android apps that open this site's links; `assetlinks.json` names each by package and fingerprints.
     public var android: [AndroidAppConfig]?
     /// How the apple-app-site-association file is written (modern components, legacy paths, or both).
     public var aasa: AASAOptions?

@@ -25,7 +25,7 @@ public enum LinkBuildError: Error, Sendable, Equatable, CustomStringConvertible 
     /// ``LinkForm/customScheme(_:)`` without a scheme, and no app of the site registers one.
     case noScheme(site: String)
 
-    /// One sentence naming the route, the parameter and what to pass instead.
+    /// One sentence naming what is wrong (the site, route or parameter) and what to pass instead.
     public var description: String {
         switch self {
         case let .unknownSite(s, known):

@@ -91,7 +91,7 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     public var message: String
     /// The 1-based line of the problem.
     public var line: Int
-    /// The 1-based column of the problem, in characters (UTF-8 continuation bytes are not counted).
+    /// The 1-based column of the problem, counted in Unicode scalars (not bytes).
     public var column: Int
     /// `line 1, column 7: trailing comma before ']'`.
     public var description: String { "line \(line), column \(column): \(message)" }

@@ -15,7 +15,7 @@ public struct AASAFormatError: Error, Sendable, Equatable, CustomStringConvertib
         self.message = message
     }
 
-    /// `apple-app-site-association: <location>: <message>`, for logs and command output.
+    /// `apple-app-site-association: <location>: <message>` (without the location when it is empty).
     public var description: String {
         location.isEmpty
             ? "apple-app-site-association: \(message)"

@@ -7,7 +7,7 @@
 
 /// Why a pattern cannot be built (Android throws `IllegalArgumentException`).
 public struct AndroidPatternError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What Android would say, and which part of the pattern is wrong.
+    /// Why the pattern cannot be built, naming the part that is wrong.
     public var message: String
     /// Creates the error with its message.
     public init(_ message: String) { self.message = message }
@@ -77,7 +77,7 @@ public struct AndroidPatternMatcher: Sendable, Equatable, CustomStringConvertibl
         self.parsed = kind == .advancedGlob ? try AdvancedGlob.parse(units) : nil
     }
 
-    /// `PatternMatcher{GLOB: /post/.*}`, as Android's `toString()` prints it.
+    /// `PatternMatcher{GLOB: /post/.*}`, in the form of Android's `toString()`.
     public var description: String { "PatternMatcher{\(kind.name): \(pattern)}" }
 
     /// `PatternMatcher.match(str)`.

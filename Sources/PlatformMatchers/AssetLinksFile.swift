@@ -18,7 +18,7 @@ import LinkwellJSON
 public enum AndroidParserGeneration: String, Sendable, Equatable, CaseIterable {
     /// Android 15's StatementService: `?*` makes an expression a greedy advanced glob, so `/u/?*/profile` never matches.
     case android15
-    /// Android 16's StatementService: plain prefix and simple-glob patterns. The default.
+    /// Android 16's StatementService: literal, prefix or simple-glob patterns. The default.
     case android16
 }
 

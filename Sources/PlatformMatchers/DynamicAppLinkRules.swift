@@ -50,7 +50,7 @@ public struct DynamicAppLinkQueryItem: Sendable, Equatable {
 
 /// One compiled `UriRelativeFilter`.
 public struct AndroidURIRelativeFilter: Sendable, Equatable, CustomStringConvertible {
-    /// The URL part a filter reads; the raw values are Android's `UriRelativeFilter` type names.
+    /// The URL part a filter reads; the raw values name it as Android's `UriRelativeFilter` does.
     public enum Part: String, Sendable, Equatable {
         /// The percent-decoded path (`/`).
         case path = "PATH"
