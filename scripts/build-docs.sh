@@ -16,7 +16,8 @@ out=${1:-.build/docs}
 modules=(LinkRouting PlatformMatchers LinkwellJSON)
 
 command -v docc >/dev/null || { echo "build-docs: no 'docc' on PATH; it ships with the Swift toolchain (next to 'swift')" >&2; exit 1; }
-swift build $(printf -- '--target %s ' "${modules[@]}") >/dev/null
+# One target per call: `swift build` keeps only the last of several --target options.
+for module in "${modules[@]}"; do swift build --target "$module" >/dev/null; done
 triple=$(swift -print-target-info | sed -n 's/^ *"triple": "\(.*\)",*$/\1/p' | head -n 1)
 modules_dir=$(swift build --show-bin-path)/Modules
 

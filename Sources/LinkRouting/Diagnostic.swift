@@ -16,7 +16,7 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
     public var severity: Severity
     /// The config file, when known.
     public var file: String?
-    /// `sites[0].routes[3].path`.
+    /// Where in the config, as a key path: `sites[0].routes[3].path`.
     public var path: String
     /// The offending value as written, when there is one.
     public var value: String?

@@ -155,13 +155,13 @@ public enum PercentEncoding {
 
 /// The parts of an absolute URL, as text exactly as written (nothing decoded).
 public struct URLParts: Sendable, Equatable {
-    /// Lower-cased.
+    /// The scheme, lower-cased: `https`, or an app's custom scheme such as `fitconnect`.
     public var scheme: String
-    /// Lower-cased, without port, user info or a trailing dot. Empty for `scheme:/path`.
+    /// The host, lower-cased, without port, user info or a trailing dot. Empty for `scheme:/path`.
     public var host: String
     /// The port when the URL spells one out (`:8080`), else nil.
     public var port: Int?
-    /// Starts with `/`, or is empty.
+    /// The path as written (still encoded); starts with `/`, or is empty.
     public var path: String
     /// The text after `?` (without it), still encoded; nil when there is no `?`.
     public var query: String?
@@ -246,7 +246,7 @@ public struct URLParts: Sendable, Equatable {
 public struct RawQueryItem: Sendable, Equatable {
     /// The item's name, still encoded.
     public var name: Substring
-    /// nil for an item without `=`.
+    /// The item's value, still encoded; nil for an item without `=` (`?debug`).
     public var value: Substring?
 
     /// Splits on `&` (what Apple and URLComponents do); empty items are dropped.

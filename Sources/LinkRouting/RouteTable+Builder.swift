@@ -3,7 +3,7 @@
 
 /// Which kind of link ``RouteTable/build(site:route:parameters:form:)`` writes.
 public enum LinkForm: Sendable, Equatable {
-    /// `https://<canonical host>/…`
+    /// The universal link, `https://<canonical host>/…`: the site's first exact domain.
     case https
     /// `<scheme>://…` — the given scheme, or the first one an app of the site registered.
     case customScheme(String?)

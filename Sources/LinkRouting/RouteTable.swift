@@ -22,7 +22,8 @@ public struct CompiledEntry: Sendable, Equatable {
     public var iosAppIDs: [String]
     /// Package names of the Android apps this entry applies to.
     public var androidPackages: [String]
-    /// Query parameters, sorted by name.
+    /// Names of the required query parameters, sorted: a link without one of them (or with it
+    /// empty) is not this route.
     public var requiredQuery: [String]
     /// Names of the optional query parameters, sorted (``requiredQuery`` holds the required ones).
     public var optionalQuery: [String]
@@ -48,13 +49,14 @@ public struct CompiledEntry: Sendable, Equatable {
     public var exclusionFragment: String? { exclusion?.fragment }
 }
 
-/// One site, compiled.
+/// One site of the config, compiled: its domains, apps, custom schemes and entries. Look one
+/// up with ``RouteTable/site(forHost:fallbackToDefault:)`` or ``RouteTable/site(named:)``.
 public struct CompiledSite: Sendable {
     /// The site's position in the config's `sites` list.
     public var index: Int
     /// The site's config as read.
     public var config: SiteConfig
-    /// `name`, or the canonical host.
+    /// The site's `name` from the config, or its canonical host when it has none.
     public var name: String
     /// The first exact domain: where built links point.
     public var canonicalHost: String
@@ -112,9 +114,9 @@ public struct LinkMatch: Sendable, Equatable {
     public var route: String
     /// Decoded values by parameter name (path, query and fragment parameters that are present).
     public var parameters: [String: String]
-    /// iOS app IDs that handle this link.
+    /// The iOS apps that open this link, as app IDs (`TEAMID.bundle.id`).
     public var iosAppIDs: [String]
-    /// Android packages that handle this link.
+    /// The Android apps that open this link, by package name.
     public var androidPackages: [String]
     /// The matched route's position in the site's `routes` list.
     public var entryIndex: Int
@@ -155,7 +157,7 @@ public struct RouteTableError: Error, Sendable, CustomStringConvertible {
 public struct RouteTable: Sendable {
     /// The config the table was compiled from.
     public let config: LinkwellConfig
-    /// The compiled sites, in config order.
+    /// The compiled sites, in config order (the order of `sites` in the file).
     public let sites: [CompiledSite]
     let hostIndex: [String: Int]
     let wildcardIndex: [(suffix: String, site: Int)]

@@ -11,7 +11,7 @@ public struct AndroidPatternError: Error, Sendable, Equatable, CustomStringConve
     public var message: String
     /// Creates the error with its message.
     public init(_ message: String) { self.message = message }
-    /// The message.
+    /// The same text as ``message``.
     public var description: String { message }
 }
 
@@ -80,7 +80,8 @@ public struct AndroidPatternMatcher: Sendable, Equatable, CustomStringConvertibl
     /// `PatternMatcher{GLOB: /post/.*}`, in the form of Android's `toString()`.
     public var description: String { "PatternMatcher{\(kind.name): \(pattern)}" }
 
-    /// `PatternMatcher.match(str)`.
+    /// Whether `input` matches, as Android's `PatternMatcher.match(str)` decides (on UTF-16 units,
+    /// nothing normalised).
     public func matches(_ input: String) -> Bool {
         matches(units: Array(input.utf16))
     }

@@ -48,7 +48,7 @@ public struct DynamicAppLinkQueryItem: Sendable, Equatable {
     public var value: String
 }
 
-/// One compiled `UriRelativeFilter`.
+/// One compiled `UriRelativeFilter`: Android's test of one URL part for a Dynamic App Link component.
 public struct AndroidURIRelativeFilter: Sendable, Equatable, CustomStringConvertible {
     /// The URL part a filter reads; the raw values name it as Android's `UriRelativeFilter` does.
     public enum Part: String, Sendable, Equatable {
@@ -87,9 +87,9 @@ public struct DynamicAppLinkComponent: Sendable, Equatable {
     public var exclude: Bool
     /// `/`, when present (a non-string is turned into its JSON text, as org.json does).
     public var path: String?
-    /// `?`, when it is an object.
+    /// The `?` member's entries (query parameter name and value expression), when `?` is an object.
     public var query: [DynamicAppLinkQueryItem]?
-    /// `#`, when present.
+    /// The `#` expression, matched against the fragment, when present.
     public var fragment: String?
     /// `comments`, for people; Android ignores it (empty when absent).
     public var comments: String
