@@ -209,7 +209,9 @@ struct HTTPDaemonTests {
         defer { idle.close() }
         let slow = try BackgroundCurl(["-s", server.url("/slow")])
         #expect(waitUntil { server.daemon.inFlightRequests() == 1 })
-        #expect(server.daemon.activeConnections() == 2)
+        // The idle connection is accepted by a poll thread of its own; on a loaded machine that can
+        // come after the slow request is in flight.
+        #expect(waitUntil { server.daemon.activeConnections() == 2 })
         let started = ContinuousClock.now
         #expect(server.daemon.shutdown(gracePeriod: .seconds(5)))
         #expect(ContinuousClock.now - started < .seconds(4))
