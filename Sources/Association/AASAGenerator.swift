@@ -5,9 +5,15 @@ import LinkRouting
 import LinkwellJSON
 
 public enum AASAGenerator {
-    /// The AASA document for a site.
+    /// The AASA document for a site. The load pipeline generates it once per site, in
+    /// `GeneratedSite`; use that site's `aasa` bytes rather than calling this again.
     public static func document(for site: CompiledSite) -> JSONValue {
-        let plan = ComponentPlan(site: site)
+        document(for: site, plan: ComponentPlan(site: site))
+    }
+
+    /// The AASA document from an already made plan of the same site.
+    public static func document(for site: CompiledSite, plan: ComponentPlan) -> JSONValue {
+        GenerationCounter.record(.aasa, site: site)
         let format = site.config.aasa?.format ?? .modern
         var applinks: [(key: String, value: JSONValue)] = []
         if format != .modern { applinks.append(("apps", .array([]))) }
@@ -70,7 +76,11 @@ public enum AASAGenerator {
 
     /// The bytes served at `/.well-known/apple-app-site-association`.
     public static func bytes(for site: CompiledSite) -> [UInt8] {
-        Array(document(for: site).serialized(.pretty).utf8)
+        bytes(for: site, plan: ComponentPlan(site: site))
+    }
+
+    public static func bytes(for site: CompiledSite, plan: ComponentPlan) -> [UInt8] {
+        Array(document(for: site, plan: plan).serialized(.pretty).utf8)
     }
 
     /// Apple's limit on the uncompressed file.

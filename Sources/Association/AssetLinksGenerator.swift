@@ -9,8 +9,15 @@ public enum AssetLinksGenerator {
     public static let handleAllURLs = "delegate_permission/common.handle_all_urls"
     public static let getLoginCreds = "delegate_permission/common.get_login_creds"
 
+    /// The assetlinks.json document for a site. The load pipeline generates it once per site,
+    /// in `GeneratedSite`; use that site's `assetLinks` bytes rather than calling this again.
     public static func document(for site: CompiledSite) -> JSONValue {
-        let plan = ComponentPlan(site: site)
+        document(for: site, plan: ComponentPlan(site: site))
+    }
+
+    /// The document from an already made plan of the same site.
+    public static func document(for site: CompiledSite, plan: ComponentPlan) -> JSONValue {
+        GenerationCounter.record(.assetLinks, site: site)
         var statements: [JSONValue] = []
         for app in site.androidApps {
             var relations: [JSONValue] = [.string(handleAllURLs)]
@@ -45,6 +52,10 @@ public enum AssetLinksGenerator {
 
     /// The bytes served at `/.well-known/assetlinks.json`.
     public static func bytes(for site: CompiledSite) -> [UInt8] {
-        Array(document(for: site).serialized(.pretty).utf8)
+        bytes(for: site, plan: ComponentPlan(site: site))
+    }
+
+    public static func bytes(for site: CompiledSite, plan: ComponentPlan) -> [UInt8] {
+        Array(document(for: site, plan: plan).serialized(.pretty).utf8)
     }
 }

@@ -47,6 +47,7 @@ public struct ComponentPlan: Sendable {
     let variableNames: [String: String]  // "entryIndex/param" → variable name
 
     public init(site: CompiledSite) {
+        GenerationCounter.record(.componentPlan, site: site)
         self.site = site
         var names: [String: String] = [:]
         var vars: [(String, [String])] = []

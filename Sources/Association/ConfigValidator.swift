@@ -7,54 +7,81 @@ import LinkRouting
 public struct ValidationReport: Sendable {
     public var file: String
     public var diagnostics: [Diagnostic]
-    /// The compiled table when there are no errors.
-    public var table: RouteTable?
+    /// The compiled table and generated files when there are no errors.
+    public var validated: ValidatedConfig?
 
+    public init(file: String, diagnostics: [Diagnostic], validated: ValidatedConfig?) {
+        self.file = file
+        self.diagnostics = diagnostics
+        self.validated = validated
+    }
+
+    /// The compiled table when there are no errors.
+    public var table: RouteTable? { validated?.table }
     public var errors: [Diagnostic] { diagnostics.errors }
     public var warnings: [Diagnostic] { diagnostics.warnings }
-    public var isValid: Bool { errors.isEmpty && table != nil }
+    public var isValid: Bool { errors.isEmpty && validated != nil }
 }
 
 public enum ConfigValidator {
+    /// A check run on the decoded model beside the built-in ones; its findings are sorted and
+    /// counted with the rest (LinkServer checks the `server` keys this way).
+    public typealias Check = (LinkwellConfig) -> [Diagnostic]
+
     /// - Parameter platformCheck: run the platform matchers over the generated files
     ///   (`linkwell validate`); `serve` skips it, since it can only produce warnings.
-    public static func validate(path: String, platformCheck: Bool = true) -> ValidationReport {
+    public static func validate(path: String, platformCheck: Bool = true, extraChecks: Check = { _ in [] }) -> ValidationReport {
         let loaded: (config: LinkwellConfig, warnings: [Diagnostic])
         do {
             loaded = try ConfigLoader.load(path: path)
         } catch {
-            return ValidationReport(file: path, diagnostics: error.diagnostics, table: nil)
+            return ValidationReport(file: path, diagnostics: error.diagnostics, validated: nil)
         }
-        return validate(loaded.config, file: path, loadWarnings: loaded.warnings, platformCheck: platformCheck)
+        return validate(loaded.config, file: path, loadWarnings: loaded.warnings, platformCheck: platformCheck, extraChecks: extraChecks)
     }
 
-    public static func validate(_ config: LinkwellConfig, file: String, loadWarnings: [Diagnostic] = [], platformCheck: Bool = true) -> ValidationReport {
-        var diagnostics = loadWarnings + config.validate().map { $0.withFile(file) }
+    /// Checks the model, compiles the table and generates every site's files once; the report
+    /// carries them (`validated`) when nothing is an error.
+    public static func validate(
+        _ config: LinkwellConfig, file: String, loadWarnings: [Diagnostic] = [], platformCheck: Bool = true, extraChecks: Check = { _ in [] }
+    ) -> ValidationReport {
+        var diagnostics = loadWarnings + (config.validate() + extraChecks(config)).map { $0.withFile(file) }
         let table: RouteTable
         do {
             table = try RouteTable(config: config)
         } catch {
             diagnostics += error.diagnostics.map { $0.withFile(file) }
-            return ValidationReport(file: file, diagnostics: diagnostics, table: nil)
+            return ValidationReport(file: file, diagnostics: diagnostics, validated: nil)
         }
         diagnostics += table.semanticDiagnostics().map { $0.withFile(file) }
-        for site in table.sites {
-            let size = AASAGenerator.bytes(for: site).count
-            if size > AASAGenerator.sizeLimit {
+        let validated = ValidatedConfig(file: file, table: table)
+        for site in validated.sites {
+            let size = site.aasa.count
+            if site.aasaIsOversized {
                 diagnostics.append(
                     Diagnostic(
-                        .error, file: file, at: "sites[\(site.index)].routes", value: "\(size) bytes",
+                        .error, file: file, at: "sites[\(site.compiled.index)].routes", value: "\(size) bytes",
                         "the generated apple-app-site-association for site '\(site.name)' is \(size) bytes; iOS ignores files over \(AASAGenerator.sizeLimit) bytes",
                         fix: "merge routes that share a prefix into one with a parameter, or split the apps across domains"))
             }
             // (An oversized file is already an error; comparing it would only take time.)
-            if platformCheck && size <= AASAGenerator.sizeLimit { diagnostics += InvariantCheck.differences(site: site, table: table).map { $0.diagnostic(file: file) } }
+            if platformCheck && !site.aasaIsOversized {
+                do {
+                    diagnostics += try InvariantCheck.differences(site, table: table).map { $0.diagnostic(file: file) }
+                } catch {
+                    diagnostics.append(error.diagnostic(file: file))
+                }
+            }
         }
-        // Deterministic order: errors first, then by config path.
-        diagnostics.sort { a, b in
+        diagnostics = sorted(diagnostics)
+        return ValidationReport(file: file, diagnostics: diagnostics, validated: diagnostics.errors.isEmpty ? validated : nil)
+    }
+
+    /// Deterministic order: errors first, then by config path.
+    static func sorted(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+        diagnostics.sorted { a, b in
             if a.severity != b.severity { return a.severity == .error }
             return a.path < b.path
         }
-        return ValidationReport(file: file, diagnostics: diagnostics, table: diagnostics.errors.isEmpty ? table : nil)
     }
 }

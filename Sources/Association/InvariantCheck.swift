@@ -104,18 +104,42 @@ public enum InvariantCheck {
         return out
     }
 
-    /// All differences between the parser and both platforms' view of the generated files.
-    public static func rawDifferences(site: CompiledSite, table: RouteTable) -> [InvariantDifference] {
+    /// All differences between the parser and both platforms' view of a site's generated files.
+    /// - Throws: `InvariantCheckError` when a matcher cannot read a file: the check did not run,
+    ///   which must never read as "no differences".
+    public static func rawDifferences(_ generated: GeneratedSite, table: RouteTable) throws(InvariantCheckError) -> [InvariantDifference] {
+        try rawDifferences(site: generated.compiled, aasa: generated.aasa, assetLinks: generated.assetLinks, table: table)
+    }
+
+    /// The same check over any bytes claimed to be the site's files (the matchers read them as
+    /// the platforms would: strict JSON, the whole file).
+    public static func rawDifferences(
+        site: CompiledSite, aasa: [UInt8], assetLinks: [UInt8], table: RouteTable
+    ) throws(InvariantCheckError) -> [InvariantDifference] {
         var out: [InvariantDifference] = []
-        let samples = sampleURLs(site: site)
-        let aasa: JSONValue = AASAGenerator.document(for: site)
-        let assetlinks = AssetLinksGenerator.bytes(for: site)
-        let apple = try? AppleMatcher(aasa: aasa)
-        let android = try? AssetLinksFile.parse(assetlinks).get()
-        for (url, entry) in samples {
+        // A file is read only when the site has apps of that platform (otherwise it is not served).
+        var apple: AppleMatcher? = nil
+        if !site.iosApps.isEmpty {
+            do {
+                apple = try AppleMatcher(aasa: try JSONValue.parse(aasa))
+            } catch let error as AASAFormatError {
+                throw InvariantCheckError(site: site.index, siteName: site.name, file: .aasa, reason: error.description)
+            } catch {
+                throw InvariantCheckError(site: site.index, siteName: site.name, file: .aasa, reason: "not strict JSON: \(error)")
+            }
+        }
+        var android: AssetLinksFile? = nil
+        if !site.androidApps.isEmpty {
+            switch AssetLinksFile.parse(assetLinks) {
+            case let .success(file): android = file
+            case let .failure(rejection):
+                throw InvariantCheckError(site: site.index, siteName: site.name, file: .assetLinks, reason: "\(rejection)")
+            }
+        }
+        for (url, entry) in sampleURLs(site: site) {
             guard let parts = URLParts(url) else { continue }
             let parsed = table.resolve(site: site, path: parts.path, query: parts.query, fragment: parts.fragment).match
-            if let apple, !site.iosApps.isEmpty {
+            if let apple {
                 let verdicts = apple.verdicts(for: url)
                 for app in site.iosApps {
                     let expected = parsed?.iosAppIDs.contains(app.appID) ?? false
@@ -146,8 +170,8 @@ public enum InvariantCheck {
 
     /// Differences grouped for people: one per (platform, app, entry), each known platform
     /// limit as one line per site.
-    public static func differences(site: CompiledSite, table: RouteTable) -> [GroupedDifference] {
-        let raw = rawDifferences(site: site, table: table)
+    public static func differences(_ generated: GeneratedSite, table: RouteTable) throws(InvariantCheckError) -> [GroupedDifference] {
+        let raw = try rawDifferences(generated, table: table)
         var groups: [GroupedDifference] = []
         for limit in InvariantDifference.KnownLimitation.allCases {
             let hits = raw.filter { $0.knownLimitation == limit }
@@ -190,5 +214,30 @@ public struct GroupedDifference: Sendable {
                 "platform limit: \(limit.explanation) (e.g. \(example.url)). Routes: \(routes.prefix(5).joined(separator: ", "))\(routes.count > 5 ? " and \(routes.count - 5) more" : "")",
                 fix: limit.fix)
         }
+    }
+}
+
+/// A generated file that a platform matcher cannot read: the invariant check could not run for
+/// that site. `validate` reports it as an error, so a broken file never passes as "no differences".
+public struct InvariantCheckError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum File: String, Sendable {
+        case aasa = "apple-app-site-association"
+        case assetLinks = "assetlinks.json"
+    }
+
+    public var site: Int
+    public var siteName: String
+    public var file: File
+    /// What the matcher said.
+    public var reason: String
+
+    public var description: String {
+        "the generated \(file.rawValue) of site '\(siteName)' cannot be read by the \(file == .aasa ? "Apple" : "Android") matcher, so the platform check did not run: \(reason)"
+    }
+
+    public func diagnostic(file path: String?) -> Diagnostic {
+        Diagnostic(
+            .error, file: path, at: "sites[\(site)]", description,
+            fix: "this is a Linkwell bug, not a config mistake: report it with the config ('linkwell generate \(file == .aasa ? "aasa" : "assetlinks") --site \(siteName)' prints the file)")
     }
 }

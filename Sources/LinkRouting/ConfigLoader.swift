@@ -60,19 +60,29 @@ public enum ConfigLoader {
     public static func decode(_ data: Data, file: String) throws(Failure) -> (config: LinkwellConfig, warnings: [Diagnostic]) {
         let decoder = JSONDecoder()
         decoder.allowsJSON5 = true
-        let config: LinkwellConfig
+        let decoded: ModelAndKeys
         do {
-            config = try decoder.decode(LinkwellConfig.self, from: data)
+            decoded = try decoder.decode(ModelAndKeys.self, from: data)
         } catch let error as DecodingError {
             throw Failure(diagnostics: [diagnostic(for: error, file: file)])
         } catch {
             throw Failure(diagnostics: [Diagnostic(.error, file: file, at: "(file)", "cannot be decoded: \(error)")])
         }
         var warnings: [Diagnostic] = []
-        if let tree = try? decoder.decode(KeyTree.self, from: data) {
-            unknownKeys(in: tree, shape: ConfigShape.root, path: "", file: file, into: &warnings)
+        unknownKeys(in: decoded.keys, shape: ConfigShape.root, path: "", file: file, into: &warnings)
+        return (decoded.config, warnings)
+    }
+
+    /// The model and the document's key structure, read from one parse of the file: the JSON5
+    /// text is tokenised once and both decoders walk the same parsed value.
+    struct ModelAndKeys: Decodable {
+        var config: LinkwellConfig
+        var keys: KeyTree
+
+        init(from decoder: any Decoder) throws {
+            config = try LinkwellConfig(from: decoder)
+            keys = (try? KeyTree(from: decoder)) ?? .leaf
         }
-        return (config, warnings)
     }
 
     static func render(_ codingPath: [any CodingKey]) -> String {

@@ -77,27 +77,10 @@ extension LinkwellConfig {
 
     // MARK: Server
 
+    /// The numeric `server` keys. `listen`, `admin` and `trustedProxies` are checked by
+    /// LinkServer's `ServerConfiguration`, with the parsers the server uses (they live in
+    /// MicroHTTP, which this library does not import).
     func validateServer(_ server: ServerSettings, into out: inout [Diagnostic]) {
-        func address(_ text: String, at: String) {
-            var host = Substring(text)
-            var port = Substring("")
-            if host.hasPrefix("[") {
-                guard let close = host.firstIndex(of: "]"), host[host.index(after: close)...].hasPrefix(":") else {
-                    out.append(Diagnostic(.error, at: at, value: text, "'\(text)' is not HOST:PORT", fix: "write IPv6 as \"[::1]:8080\""))
-                    return
-                }
-                port = host[host.index(close, offsetBy: 2)...]
-                host = host[host.index(after: host.startIndex)..<close]
-            } else if let colon = host.lastIndex(of: ":") {
-                port = host[host.index(after: colon)...]
-                host = host[..<colon]
-            }
-            if host.isEmpty || Int(port).map({ !(0...65535).contains($0) }) ?? true {
-                out.append(Diagnostic(.error, at: at, value: text, "'\(text)' is not HOST:PORT", fix: "write a numeric address and port, e.g. \"127.0.0.1:8080\" (0 lets the OS pick a port)"))
-            }
-        }
-        for (i, l) in (server.listen ?? []).enumerated() { address(l, at: "server.listen[\(i)]") }
-        if let admin = server.admin, admin != "off" { address(admin, at: "server.admin") }
         let positive: [(String, Int?)] = [
             ("threads", server.threads), ("connectionLimit", server.connectionLimit),
             ("connectionTimeoutSeconds", server.connectionTimeoutSeconds), ("requestHeaderMemoryBytes", server.requestHeaderMemoryBytes),
@@ -115,20 +98,6 @@ extension LinkwellConfig {
         }
         if let d = server.shutdownDeadlineSeconds, d < 0 {
             out.append(Diagnostic(.error, at: "server.shutdownDeadlineSeconds", value: String(d), "a deadline cannot be negative", fix: "use a number of seconds, e.g. 10"))
-        }
-        for (i, cidr) in (server.trustedProxies ?? []).enumerated() {
-            let parts = cidr.split(separator: "/", omittingEmptySubsequences: false)
-            let addr = parts[0]
-            let isV4 = addr.split(separator: ".", omittingEmptySubsequences: false).count == 4
-                && addr.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { UInt8($0) != nil }
-            let isV6 = addr.contains(":") && addr.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
-            let bits = parts.count == 2 ? Int(parts[1]) : (isV4 ? 32 : 128)
-            if parts.count > 2 || !(isV4 || isV6) || bits == nil || bits! < 0 || bits! > (isV4 ? 32 : 128) {
-                out.append(
-                    Diagnostic(
-                        .error, at: "server.trustedProxies[\(i)]", value: cidr, "'\(cidr)' is not an IP address or CIDR range",
-                        fix: "write e.g. \"10.0.0.0/8\", \"192.168.1.10\" or \"::1/128\""))
-            }
         }
     }
 

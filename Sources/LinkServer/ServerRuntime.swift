@@ -33,18 +33,18 @@ public final class ServerRuntime: Sendable {
     /// Validates the config file and builds a snapshot from it; the report has the errors when
     /// the snapshot is nil.
     public static func loadSnapshot(configPath: String) -> (Snapshot?, ValidationReport) {
-        let report = ConfigValidator.validate(path: configPath, platformCheck: false)
-        guard report.isValid, let table = report.table else { return (nil, report) }
-        let dir = Snapshot.publicDirectory(settings: table.config.server, configPath: configPath)
+        let (loaded, report) = LoadedConfig.load(path: configPath)
+        guard let loaded else { return (nil, report) }
+        let dir = Snapshot.publicDirectory(settings: loaded.validated.config.server, configPath: configPath)
         do {
-            return (try Snapshot(table: table, publicDirectory: dir), report)
+            return (try Snapshot(loaded: loaded, publicDirectory: dir), report)
         } catch {
             var failed = report
             let file = (error as? LandingTemplateError)?.file ?? dir ?? "public/templates"
             let message = (error as? LandingTemplateError).map { $0.message } ?? "\(error)"
             failed.diagnostics.append(Diagnostic(.error, file: file, at: "templates", message,
                                                  fix: (error as? LandingTemplateError)?.fix))
-            failed.table = nil
+            failed.validated = nil
             return (nil, failed)
         }
     }

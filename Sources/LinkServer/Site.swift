@@ -2,20 +2,23 @@ import Association
 import LinkRouting
 import MicroHTTP
 
-/// One site of a snapshot: its compiled routes and its association files, rendered once.
+/// One site of a snapshot: its compiled routes and its association files, as generated once by
+/// the load pipeline (`GeneratedSite`).
 public struct Site: Sendable {
-    public let compiled: CompiledSite
+    public let generated: GeneratedSite
+    public var compiled: CompiledSite { generated.compiled }
     /// nil when the site has no iOS app (the AASA path then answers 404).
     public let aasa: ConditionalResponse?
     /// nil when the site has no Android app.
     public let assetLinks: ConditionalResponse?
 
-    public init(_ compiled: CompiledSite, cacheControl: String) {
-        self.compiled = compiled
+    public init(_ generated: GeneratedSite, cacheControl: String) {
+        self.generated = generated
+        let compiled = generated.compiled
         aasa = compiled.iosApps.isEmpty ? nil
-            : ConditionalResponse(body: AASAGenerator.bytes(for: compiled), contentType: "application/json", cacheControl: cacheControl)
+            : ConditionalResponse(body: generated.aasa, contentType: "application/json", cacheControl: cacheControl)
         assetLinks = compiled.androidApps.isEmpty ? nil
-            : ConditionalResponse(body: AssetLinksGenerator.bytes(for: compiled), contentType: "application/json", cacheControl: cacheControl)
+            : ConditionalResponse(body: generated.assetLinks, contentType: "application/json", cacheControl: cacheControl)
     }
 
     public var name: String { compiled.name }

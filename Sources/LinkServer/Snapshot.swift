@@ -1,3 +1,4 @@
+import Association
 import Foundation
 import LinkRouting
 import MicroHTTP
@@ -9,30 +10,34 @@ public final class Snapshot: Sendable {
     /// Parallel to `table.sites`.
     public let sites: [Site]
     public let assets: StaticAssets
+    /// The server settings this snapshot was loaded with (a reload can change them).
+    public let server: ServerConfiguration
     public let proxyTrust: ProxyTrust
     public let renderer: any PageRenderer
-    public let logQueryStrings: Bool
+    public var logQueryStrings: Bool { server.logQueryStrings }
     /// The directory the static assets came from (nil: none).
     public let publicDirectory: String?
     public let createdAt: Date
 
-    public static let defaultCacheControl = "public, max-age=300"
+    public static let defaultCacheControl = ServerConfiguration.defaultCacheControl
 
+    /// The last stage of the load pipeline: serves the bytes `loaded` generated, nothing is
+    /// generated again.
     /// - Parameter renderer: how pages are made; by default the landing pages from
     ///   `publicDirectory/templates` (`MinimalPageRenderer` when there is no such folder).
     /// - Throws: `LandingTemplateError` when a template does not compile, so a reload with a
     ///   broken template keeps the old snapshot.
     public init(
-        table: RouteTable,
+        loaded: LoadedConfig,
         publicDirectory: String?,
         renderer: ((RouteTable) throws -> any PageRenderer)? = nil
     ) throws {
-        let settings = table.config.server ?? ServerSettings()
-        let cacheControl = settings.associationCacheControl ?? Self.defaultCacheControl
+        let table = loaded.validated.table
         self.table = table
-        self.sites = table.sites.map { Site($0, cacheControl: cacheControl) }
+        self.server = loaded.server
+        self.sites = loaded.validated.sites.map { Site($0, cacheControl: loaded.server.associationCacheControl) }
         self.assets = StaticAssets(directory: publicDirectory)
-        self.proxyTrust = ProxyTrust(cidrs: settings.trustedProxies ?? ProxyTrust.defaultCIDRs)
+        self.proxyTrust = ProxyTrust(networks: loaded.server.trustedProxies)
         if let renderer {
             self.renderer = try renderer(table)
         } else if let publicDirectory, LandingPageRenderer.hasTemplates(publicDirectory) {
@@ -40,9 +45,19 @@ public final class Snapshot: Sendable {
         } else {
             self.renderer = MinimalPageRenderer(table: table)
         }
-        self.logQueryStrings = settings.logQueryStrings ?? false
         self.publicDirectory = publicDirectory
         self.createdAt = Date()
+    }
+
+    /// A snapshot of a compiled table (tests, benchmarks): generates its sites once and reads
+    /// `server` over the defaults.
+    public convenience init(
+        table: RouteTable,
+        publicDirectory: String?,
+        renderer: ((RouteTable) throws -> any PageRenderer)? = nil
+    ) throws {
+        let loaded = LoadedConfig(validated: ValidatedConfig(file: "", table: table), server: ServerConfiguration(table.config.server))
+        try self.init(loaded: loaded, publicDirectory: publicDirectory, renderer: renderer)
     }
 
     /// The snapshot's view of a compiled site.

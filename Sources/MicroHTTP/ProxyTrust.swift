@@ -5,14 +5,13 @@ public struct ProxyTrust: Sendable {
     /// Loopback only: `127.0.0.0/8`, `::1/128`.
     public static let defaultCIDRs = ["127.0.0.0/8", "::1/128"]
 
-    /// Nil networks are reported by `invalid(_:)`; build from a validated list.
-    public init(cidrs: [String]) {
-        networks = cidrs.compactMap(IPNetwork.init)
+    public init(networks: [IPNetwork]) {
+        self.networks = networks
     }
 
-    /// The entries of `cidrs` that are not CIDRs or addresses.
-    public static func invalid(_ cidrs: [String]) -> [String] {
-        cidrs.filter { IPNetwork($0) == nil }
+    /// Entries that are not CIDRs or addresses are dropped: build from a validated list.
+    public init(cidrs: [String]) {
+        networks = cidrs.compactMap(IPNetwork.init)
     }
 
     public func trusts(_ address: String) -> Bool {

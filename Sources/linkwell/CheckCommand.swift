@@ -4,6 +4,7 @@ import Association
 import Foundation
 import LandingPages
 import LinkRouting
+import LinkwellJSON
 import PlatformMatchers
 
 enum CheckCommand: LinkwellCommand {
@@ -22,8 +23,9 @@ enum CheckCommand: LinkwellCommand {
     static func run(_ args: Arguments) throws -> Int32 {
         guard args.positional.count == 1 else { throw UsageError(message: "give exactly one URL") }
         let url = args.positional[0]
-        let (table, _) = try loadTable(args)
-        var report = LinkExplanation(table: table, url: url)
+        let (validated, _) = try loadConfig(args)
+        let table = validated.table
+        var report = LinkExplanation(validated: validated, url: url)
         if let ua = args.value("--user-agent") { report.explainBrowser(userAgent: ua, table: table) }
         if args.has("--json") {
             Output.json(report.json)
@@ -76,7 +78,8 @@ struct LinkExplanation {
         return lines
     }
 
-    init(table: RouteTable, url: String) {
+    init(validated: ValidatedConfig, url: String) {
+        let table = validated.table
         self.url = url
         resolution = table.resolve(url)
         if let parts = URLParts(url), parts.scheme == "https" || parts.scheme == "http" {
@@ -85,11 +88,12 @@ struct LinkExplanation {
             site = table.site(named: m.site)
         }
         guard let site, let parts = URLParts(url), parts.scheme == "https" || parts.scheme == "http" else { return }
-        if let matcher = try? AppleMatcher(aasa: AASAGenerator.document(for: site)) {
+        let generated = validated.generated(site)
+        if let matcher = try? AppleMatcher(aasa: JSONValue.parse(generated.aasa)) {
             let decisions = matcher.decisions(for: url)
             apple = site.iosApps.map { app in (app.appID, decisions.first { $0.appID == app.appID }) }
         }
-        if let file = try? AssetLinksFile.parse(AssetLinksGenerator.bytes(for: site)).get() {
+        if let file = try? AssetLinksFile.parse(generated.assetLinks).get() {
             android = site.androidApps.map { app in (app.package, file.handles(url: url, package: app.package, certificates: app.fingerprints)) }
         }
     }

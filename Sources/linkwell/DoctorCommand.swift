@@ -40,9 +40,10 @@ enum DoctorCommand: LinkwellCommand {
             guard let v = Int(t), v > 0 else { throw UsageError(message: "--timeout must be a positive number of seconds") }
             timeout = v
         }
-        let (table, _) = try loadTable(args)
+        let (validated, _) = try loadConfig(args)
+        let table = validated.table
         var doctor = Doctor(
-            table: table, scheme: base.scheme, port: base.port, cacert: args.value("--cacert"),
+            validated: validated, scheme: base.scheme, port: base.port, cacert: args.value("--cacert"),
             resolve: args.values("--resolve"), timeout: timeout)
         if let name = args.value("--site"), table.site(named: name) == nil {
             throw UsageError(message: "no site '\(name)'; the config has \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))")
@@ -55,7 +56,9 @@ enum DoctorCommand: LinkwellCommand {
 
 /// The checks, and their tally.
 struct Doctor {
-    let table: RouteTable
+    /// The local config and the files it generates (once), compared with what is served.
+    let validated: ValidatedConfig
+    var table: RouteTable { validated.table }
     let scheme: String
     let port: Int?
     let cacert: String?
@@ -65,8 +68,8 @@ struct Doctor {
     var warnings = 0
     var failed = 0
 
-    init(table: RouteTable, scheme: String, port: Int?, cacert: String?, resolve: [String], timeout: Int) {
-        self.table = table
+    init(validated: ValidatedConfig, scheme: String, port: Int?, cacert: String?, resolve: [String], timeout: Int) {
+        self.validated = validated
         self.scheme = scheme
         self.port = port
         self.cacert = cacert
@@ -167,7 +170,7 @@ struct Doctor {
                 if let body = checkFile(label: label, path: file.path, url: u, kind: file.kind, site: site, fetched: fetched) { served[file.kind] = body }
             } else {
                 // The legacy root path: iOS 9–12 only; a warning, not a failure.
-                if fetched.status == 200, fetched.mediaType == "application/json", fetched.body == AASAGenerator.bytes(for: site) {
+                if fetched.status == 200, fetched.mediaType == "application/json", fetched.body == validated.generated(site).aasa {
                     pass("\(label): \(file.path) (legacy iOS 9–12 path) serves the same file")
                 } else {
                     warn("\(label): \(u) answers \(fetched.status)\(fetched.location.map { " → \($0)" } ?? "") \(fetched.contentType ?? "without Content-Type")",
@@ -270,7 +273,7 @@ struct Doctor {
                 }
             }
         }
-        let expected = kind == .aasa ? AASAGenerator.bytes(for: site) : AssetLinksGenerator.bytes(for: site)
+        let expected = kind == .aasa ? validated.generated(site).aasa : validated.generated(site).assetLinks
         if body == expected {
             pass("\(label): \(name) is byte-identical to what the local config generates")
         } else {

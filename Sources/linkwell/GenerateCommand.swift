@@ -26,7 +26,8 @@ enum GenerateCommand: LinkwellCommand {
             throw UsageError(message: "say which file to generate: aasa, assetlinks or all")
         }
         let which = args.positional[0]
-        let (table, _) = try loadTable(args)
+        let (validated, _) = try loadConfig(args)
+        let table = validated.table
         var sites = table.sites
         if let name = args.value("--site") {
             guard let s = table.site(named: name) else {
@@ -36,8 +37,9 @@ enum GenerateCommand: LinkwellCommand {
         }
         func files(_ site: CompiledSite) -> [(String, [UInt8])] {
             var out: [(String, [UInt8])] = []
-            if which != "assetlinks", !site.iosApps.isEmpty { out.append(("apple-app-site-association", AASAGenerator.bytes(for: site))) }
-            if which != "aasa", !site.androidApps.isEmpty { out.append(("assetlinks.json", AssetLinksGenerator.bytes(for: site))) }
+            let generated = validated.generated(site)
+            if which != "assetlinks", !site.iosApps.isEmpty { out.append(("apple-app-site-association", generated.aasa)) }
+            if which != "aasa", !site.androidApps.isEmpty { out.append(("assetlinks.json", generated.assetLinks)) }
             return out
         }
         guard let dir = args.value("--output") else {

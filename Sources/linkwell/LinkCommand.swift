@@ -26,7 +26,8 @@ enum LinkCommand: LinkwellCommand {
             }
             params[String(p[..<eq])] = String(p[p.index(after: eq)...])
         }
-        let (table, _) = try loadTable(args)
+        let (validated, _) = try loadConfig(args)
+        let table = validated.table
         let form: LinkForm = args.value("--scheme-name").map { .customScheme($0) } ?? (args.has("--scheme") ? .customScheme(nil) : .https)
         do {
             Output.out(try table.build(site: args.value("--site"), route: route, parameters: params, form: form))

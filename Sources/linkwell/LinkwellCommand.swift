@@ -3,6 +3,7 @@
 import Association
 import Foundation
 import LinkRouting
+import LinkServer
 
 enum LinkwellVersion {
     static let string = "0.1.0"
@@ -37,15 +38,16 @@ extension LinkwellCommand {
         OptionSpec(name: "--config", valueName: "file", help: "Config file (default: $LINKWELL_CONFIG, else config/linkwell.json5).")
     }
 
-    /// Loads and validates the config; on errors prints them and stops with status 1.
-    static func loadTable(_ args: Arguments) throws -> (RouteTable, ValidationReport) {
+    /// Loads and validates the config (the load pipeline `serve` runs: the files are generated
+    /// once, in `ValidatedConfig.sites`); on errors prints them and stops with status 1.
+    static func loadConfig(_ args: Arguments) throws -> (ValidatedConfig, ValidationReport) {
         let path = args.value("--config") ?? ConfigLoader.defaultPath()
-        let report = ConfigValidator.validate(path: path, platformCheck: false)
-        guard let table = report.table else {
+        let (loaded, report) = LoadedConfig.load(path: path)
+        guard let validated = loaded?.validated else {
             for d in report.errors { Output.err("Error: \(d)") }
             Output.err("Error: \(path) has \(report.errors.count) error(s); run 'linkwell validate --config \(path)' for the full report.")
             throw ExitStatus(code: 1)
         }
-        return (table, report)
+        return (validated, report)
     }
 }

@@ -12,7 +12,8 @@ enum RoutesCommand: LinkwellCommand {
     )
 
     static func run(_ args: Arguments) throws -> Int32 {
-        let (table, _) = try loadTable(args)
+        let (validated, _) = try loadConfig(args)
+        let table = validated.table
         if args.has("--json") {
             Output.json(
                 table.sites.map { site -> [String: Any] in

@@ -67,40 +67,33 @@ enum ServeCommand: LinkwellCommand {
             return 1
         }
         for w in report.warnings { Output.err("Warning: \(w)") }
-        let settings = snapshot.table.config.server ?? ServerSettings()
 
-        if let bad = settings.trustedProxies.map(ProxyTrust.invalid), !bad.isEmpty {
-            Output.err("Error: \(configPath): server.trustedProxies has \(bad.map { "'\($0)'" }.joined(separator: ", ")), which is not a CIDR; write e.g. 10.0.0.0/8 or fd00::/8")
-            return 1
+        // The config's server settings (validated with it), overridden by the command line.
+        var server = snapshot.server
+        server.accessLog = accessLog
+        if !args.values("--listen").isEmpty {
+            server.listen = []
+            for text in args.values("--listen") {
+                do { server.listen.append(try ListenAddress(parsing: text)) } catch { throw UsageError(message: "listen address: \(error)") }
+            }
         }
-        let listenTexts = args.values("--listen").isEmpty ? (settings.listen ?? ["127.0.0.1:8080"]) : args.values("--listen")
-        var listen: [ListenAddress] = []
-        for text in listenTexts {
-            do { listen.append(try ListenAddress(parsing: text)) } catch { throw UsageError(message: "listen address: \(error)") }
+        if let adminText = args.value("--admin") {
+            if adminText == "off" {
+                server.admin = nil
+            } else {
+                do { server.admin = try ListenAddress(parsing: adminText) } catch { throw UsageError(message: "admin address: \(error)") }
+            }
         }
-        let adminText = args.value("--admin") ?? settings.admin ?? "127.0.0.1:9090"
-        var adminAddress: ListenAddress? = nil
-        if adminText != "off" {
-            do { adminAddress = try ListenAddress(parsing: adminText) } catch { throw UsageError(message: "admin address: \(error)") }
-        }
+        if let threadsOverride { server.threads = threadsOverride }
 
-        let runtime = ServerRuntime(configPath: configPath, initial: snapshot, version: LinkwellVersion.string, log: log, accessLog: accessLog)
+        let runtime = ServerRuntime(configPath: configPath, initial: snapshot, version: LinkwellVersion.string, log: log, accessLog: server.accessLog)
         let logger: @Sendable (String) -> Void = { message in log.event("httpd", [("message", .string(message))]) }
-        let options = HTTPDaemonOptions(
-            listen: listen,
-            threads: threadsOverride ?? settings.threads ?? ProcessInfo.processInfo.activeProcessorCount,
-            connectionLimit: settings.connectionLimit ?? 4096,
-            perIPConnectionLimit: settings.perIPConnectionLimit ?? 0,
-            connectionTimeoutSeconds: settings.connectionTimeoutSeconds ?? 30,
-            connectionMemoryLimit: settings.requestHeaderMemoryBytes ?? 8 * 1024,
-            logger: logger)
 
         let daemon: HTTPDaemon
         var admin: HTTPDaemon? = nil
         do {
-            daemon = try HTTPDaemon(options: options, handler: runtime.handler, onRequestCompleted: { runtime.requestCompleted($0) })
-            if let adminAddress {
-                let adminOptions = HTTPDaemonOptions(listen: [adminAddress], threads: 1, connectionLimit: 64, connectionTimeoutSeconds: 10, logger: logger)
+            daemon = try HTTPDaemon(options: server.daemonOptions(logger: logger), handler: runtime.handler, onRequestCompleted: { runtime.requestCompleted($0) })
+            if let adminOptions = server.adminDaemonOptions(logger: logger) {
                 admin = try HTTPDaemon(options: adminOptions, handler: runtime.adminHandler)
             }
         } catch {
@@ -141,7 +134,8 @@ enum ServeCommand: LinkwellCommand {
                 runtime.reload(reason: "SIGHUP")
                 continue
             }
-            let deadline = runtime.snapshot.table.config.server?.shutdownDeadlineSeconds ?? settings.shutdownDeadlineSeconds ?? 10
+            // The deadline of the config serving now (a reload may have changed it).
+            let deadline = runtime.snapshot.server.shutdownDeadlineSeconds
             log.event("shutting_down", [
                 ("signal", .string(received == SIGTERM ? "SIGTERM" : "SIGINT")),
                 ("in_flight", .int(daemon.inFlightRequests())), ("deadline_seconds", .double(deadline)),

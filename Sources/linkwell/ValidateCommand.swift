@@ -3,6 +3,7 @@
 import Association
 import Foundation
 import LinkRouting
+import LinkServer
 
 enum ValidateCommand: LinkwellCommand {
     static let spec = CommandSpec(
@@ -16,7 +17,7 @@ enum ValidateCommand: LinkwellCommand {
     static func run(_ args: Arguments) throws -> Int32 {
         guard args.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(args.positional[0])'") }
         let path = args.value("--config") ?? ConfigLoader.defaultPath()
-        let report = ConfigValidator.validate(path: path)
+        let report = LoadedConfig.load(path: path, platformCheck: true).1
         if args.has("--json") {
             Output.json([
                 "file": path,

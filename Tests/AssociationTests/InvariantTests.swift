@@ -16,7 +16,7 @@ struct InvariantTests {
         for site in table.sites {
             let samples = InvariantCheck.sampleURLs(site: site)
             #expect(samples.count > 10, "too few samples for \(site.name)")
-            let diffs = InvariantCheck.rawDifferences(site: site, table: table)
+            let diffs = try InvariantCheck.rawDifferences(GeneratedSite(site), table: table)
             // Only the documented platform limits remain (InvariantDifference.KnownLimitation).
             let unexpected = diffs.filter { $0.knownLimitation == nil }
             #expect(unexpected.isEmpty, "\(unexpected.prefix(5).map { $0.diagnostic(file: nil).description })")
@@ -41,7 +41,7 @@ struct InvariantTests {
         let report = try ValidationTests.validate(ValidationTests.config(routes: routes))
         let table = try #require(report.table, "\(report.errors)")
         for site in table.sites {
-            let diffs = InvariantCheck.rawDifferences(site: site, table: table).filter { $0.knownLimitation == nil }
+            let diffs = try InvariantCheck.rawDifferences(GeneratedSite(site), table: table).filter { $0.knownLimitation == nil }
             #expect(diffs.isEmpty, "\(diffs.prefix(5).map { $0.diagnostic(file: nil).description })")
         }
     }
@@ -53,7 +53,7 @@ struct InvariantTests {
         let config = ValidationTests.config(routes: #"{ name: "page", path: "/{slug}.html" }"#)
         let report = try ValidationTests.validate(config)
         let table = try #require(report.table)
-        let diffs = InvariantCheck.rawDifferences(site: table.sites[0], table: table).filter { $0.knownLimitation == nil }
+        let diffs = try InvariantCheck.rawDifferences(GeneratedSite(table.sites[0]), table: table).filter { $0.knownLimitation == nil }
         #expect(!diffs.isEmpty)
         #expect(diffs.allSatisfy { $0.platform == .android })
         let warning = try #require(report.warnings.first { $0.message.contains("route 'page'") && $0.message.contains("Android") })
@@ -68,7 +68,7 @@ struct KnownLimitTests {
     @Test("each limit is real: the matchers do disagree with the parser on its example")
     func limitsAreReal() throws {
         let table = try GoldenFileTests.table("linkwell")
-        let all = table.sites.flatMap { InvariantCheck.rawDifferences(site: $0, table: table) }
+        let all = try table.sites.flatMap { try InvariantCheck.rawDifferences(GeneratedSite($0), table: table) }
         let kinds = Set(all.compactMap(\.knownLimitation))
         #expect(kinds.contains(.androidEncodedSlash))
         #expect(kinds.contains(.appleTrailingSlashRun))

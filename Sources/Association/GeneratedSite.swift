@@ -1,0 +1,88 @@
+// The middle stages of the load pipeline (docs/architecture.md):
+//
+//   file → ConfigLoader.decode (model + unknown-key warnings, one parse)
+//        → ValidatedConfig { table, [GeneratedSite] }   (this module: checks, compile, generate once)
+//        → Snapshot                                       (LinkServer)
+//
+// A `GeneratedSite` holds the association bytes and the component plan of one site, made once;
+// the snapshot serves those bytes, `validate` measures and checks them, `generate` writes them,
+// and the invariant check runs the matchers over them. Nothing downstream generates again.
+
+import LinkRouting
+import Synchronization
+
+/// One compiled site with its association files, generated once.
+public struct GeneratedSite: Sendable {
+    public let compiled: CompiledSite
+    /// The components both files were generated from (`linkwell check` explains with it).
+    public let plan: ComponentPlan
+    /// The bytes served at `/.well-known/apple-app-site-association` (generated even when the
+    /// site has no iOS app; it is then not served).
+    public let aasa: [UInt8]
+    /// The bytes served at `/.well-known/assetlinks.json`.
+    public let assetLinks: [UInt8]
+
+    public init(_ compiled: CompiledSite) {
+        self.compiled = compiled
+        plan = ComponentPlan(site: compiled)
+        aasa = AASAGenerator.bytes(for: compiled, plan: plan)
+        assetLinks = AssetLinksGenerator.bytes(for: compiled, plan: plan)
+    }
+
+    public var name: String { compiled.name }
+    /// Apple ignores an AASA over `AASAGenerator.sizeLimit` bytes.
+    public var aasaIsOversized: Bool { aasa.count > AASAGenerator.sizeLimit }
+}
+
+/// A config that passed every check: its compiled table and each site's generated files.
+public struct ValidatedConfig: Sendable {
+    public let file: String
+    public let table: RouteTable
+    /// Parallel to `table.sites`.
+    public let sites: [GeneratedSite]
+
+    public init(file: String, table: RouteTable, sites: [GeneratedSite]) {
+        precondition(sites.map(\.compiled.index) == table.sites.map(\.index), "one generated site per compiled site, in order")
+        self.file = file
+        self.table = table
+        self.sites = sites
+    }
+
+    /// Generates every site of `table` (once).
+    public init(file: String, table: RouteTable) {
+        self.init(file: file, table: table, sites: table.sites.map(GeneratedSite.init))
+    }
+
+    public var config: LinkwellConfig { table.config }
+
+    /// The generated files of a compiled site of this table.
+    public func generated(_ site: CompiledSite) -> GeneratedSite { sites[site.index] }
+}
+
+/// Counts generator runs per site, for the tests that prove each load generates once. Set it
+/// for a task with `GenerationCounter.$current.withValue(counter) { … }`; unset (the normal
+/// case) nothing is counted.
+package final class GenerationCounter: Sendable {
+    package enum Stage: String, Sendable, CaseIterable {
+        case componentPlan, aasa, assetLinks
+    }
+
+    @TaskLocal package static var current: GenerationCounter?
+
+    private let counts = Mutex<[String: Int]>([:])
+
+    package init() {}
+
+    static func record(_ stage: Stage, site: CompiledSite) {
+        guard let counter = current else { return }
+        counter.counts.withLock { $0["\(site.index)|\(stage.rawValue)", default: 0] += 1 }
+    }
+
+    /// How often `stage` ran for site `index` since the counter was made.
+    package func count(_ stage: Stage, site index: Int) -> Int {
+        counts.withLock { $0["\(index)|\(stage.rawValue)"] ?? 0 }
+    }
+
+    /// Total runs of every stage over every site.
+    package var total: Int { counts.withLock { $0.values.reduce(0, +) } }
+}

@@ -1,0 +1,142 @@
+// Every default of the running server, in one place, and the one reading of the config's
+// `server` keys: listen addresses are parsed by MicroHTTP's `ListenAddress`, trusted proxies by
+// its `IPNetwork` — the same definitions the daemon and the proxy trust use — once per load.
+//
+// The host:port and CIDR checks live here, not in `LinkRouting`'s model validation: the parsers
+// belong to `MicroHTTP`, which `LinkRouting` (the app library) must not import, and a second
+// hand-written copy there drifted from what the daemon accepted. `ConfigValidator` runs
+// `ServerConfiguration.diagnostics` as an extra check, so `linkwell validate` reports them with
+// the other findings, through the same `Diagnostic` type, before any port opens.
+
+import Association
+import Foundation
+import LinkRouting
+import MicroHTTP
+
+public struct ServerConfiguration: Sendable, Equatable {
+    public static let defaultListen = [ListenAddress(host: "127.0.0.1", port: 8080)]
+    public static let defaultAdmin = ListenAddress(host: "127.0.0.1", port: 9090)
+    public static let defaultCacheControl = "public, max-age=300"
+
+    /// Public listeners (`server.listen`, `--listen`).
+    public var listen: [ListenAddress] = defaultListen
+    /// The admin listener for /healthz, /readyz, /metrics; nil when `off`.
+    public var admin: ListenAddress? = defaultAdmin
+    /// Polling threads per public listen address.
+    public var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// Peers whose forwarding headers are believed (default: loopback).
+    public var trustedProxies: [IPNetwork] = ProxyTrust.defaultCIDRs.compactMap(IPNetwork.init)
+    /// `Cache-Control` of the association files.
+    public var associationCacheControl: String = defaultCacheControl
+    public var connectionLimit: Int = 4096
+    /// 0: no per-address limit.
+    public var perIPConnectionLimit: Int = 0
+    public var connectionTimeoutSeconds: Int = 30
+    public var requestHeaderMemoryBytes: Int = 8 * 1024
+    /// How long a stopping server waits for requests in flight.
+    public var shutdownDeadlineSeconds: Double = 10
+    public var logQueryStrings: Bool = false
+    /// One log line per request (`--access-log`; not a config key).
+    public var accessLog: Bool = true
+
+    /// Every default.
+    public init() {}
+
+    /// The config's `server` keys over the defaults. An entry that does not parse keeps the
+    /// default and is reported by `read(_:)`; a validated config has none.
+    public init(_ settings: ServerSettings?) {
+        self = Self.read(settings).configuration
+    }
+
+    /// The configuration and the findings about `server.listen`, `server.admin` and
+    /// `server.trustedProxies`, at their config paths, from one reading of the keys.
+    public static func read(_ settings: ServerSettings?) -> (configuration: ServerConfiguration, diagnostics: [Diagnostic]) {
+        var c = ServerConfiguration()
+        var out: [Diagnostic] = []
+        guard let s = settings else { return (c, out) }
+        func address(_ text: String, at path: String) -> ListenAddress? {
+            do {
+                return try ListenAddress(parsing: text)
+            } catch {
+                var reason = "\(error)"
+                if case let .invalidAddress(_, why) = error { reason = why }
+                out.append(
+                    Diagnostic(
+                        .error, at: path, value: text, "'\(text)' is not HOST:PORT (\(reason))",
+                        fix: "write a numeric address and port, e.g. \"127.0.0.1:8080\" or \"[::1]:8080\" (0 lets the OS pick a port)"))
+                return nil
+            }
+        }
+        if let listen = s.listen {
+            let parsed = listen.enumerated().compactMap { i, text in address(text, at: "server.listen[\(i)]") }
+            if parsed.count == listen.count { c.listen = parsed }
+        }
+        if let admin = s.admin {
+            if admin == "off" {
+                c.admin = nil
+            } else if let a = address(admin, at: "server.admin") {
+                c.admin = a
+            }
+        }
+        if let proxies = s.trustedProxies {
+            var networks: [IPNetwork] = []
+            for (i, text) in proxies.enumerated() {
+                if let n = IPNetwork(text) {
+                    networks.append(n)
+                } else {
+                    out.append(
+                        Diagnostic(
+                            .error, at: "server.trustedProxies[\(i)]", value: text, "'\(text)' is not an IP address or CIDR range",
+                            fix: "write e.g. \"10.0.0.0/8\", \"192.168.1.10\" or \"::1/128\""))
+                }
+            }
+            if networks.count == proxies.count { c.trustedProxies = networks }
+        }
+        if let v = s.threads { c.threads = v }
+        if let v = s.associationCacheControl { c.associationCacheControl = v }
+        if let v = s.connectionLimit { c.connectionLimit = v }
+        if let v = s.perIPConnectionLimit { c.perIPConnectionLimit = v }
+        if let v = s.connectionTimeoutSeconds { c.connectionTimeoutSeconds = v }
+        if let v = s.requestHeaderMemoryBytes { c.requestHeaderMemoryBytes = v }
+        if let v = s.shutdownDeadlineSeconds { c.shutdownDeadlineSeconds = v }
+        if let v = s.logQueryStrings { c.logQueryStrings = v }
+        return (c, out)
+    }
+
+    /// The public daemon's options.
+    public func daemonOptions(logger: (@Sendable (String) -> Void)? = nil) -> HTTPDaemonOptions {
+        HTTPDaemonOptions(
+            listen: listen, threads: threads, connectionLimit: connectionLimit, perIPConnectionLimit: perIPConnectionLimit,
+            connectionTimeoutSeconds: connectionTimeoutSeconds, connectionMemoryLimit: requestHeaderMemoryBytes, logger: logger)
+    }
+
+    /// The admin daemon's options (one thread, a few connections); nil when the admin listener is off.
+    public func adminDaemonOptions(logger: (@Sendable (String) -> Void)? = nil) -> HTTPDaemonOptions? {
+        admin.map { HTTPDaemonOptions(listen: [$0], threads: 1, connectionLimit: 64, connectionTimeoutSeconds: 10, logger: logger) }
+    }
+}
+
+/// The last stage before a snapshot: a validated config (table and generated sites) and its
+/// server configuration, each made once.
+public struct LoadedConfig: Sendable {
+    public let validated: ValidatedConfig
+    public let server: ServerConfiguration
+
+    public init(validated: ValidatedConfig, server: ServerConfiguration) {
+        self.validated = validated
+        self.server = server
+    }
+
+    /// Reads, decodes, checks (model, routes, server keys), compiles and generates: what
+    /// `validate`, `serve` and every reload run. The config is loaded when the report has no errors.
+    public static func load(path: String, platformCheck: Bool = false) -> (LoadedConfig?, ValidationReport) {
+        var server = ServerConfiguration()
+        let report = ConfigValidator.validate(path: path, platformCheck: platformCheck) { config in
+            let read = ServerConfiguration.read(config.server)
+            server = read.configuration
+            return read.diagnostics
+        }
+        guard report.isValid, let validated = report.validated else { return (nil, report) }
+        return (LoadedConfig(validated: validated, server: server), report)
+    }
+}
