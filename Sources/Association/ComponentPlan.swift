@@ -8,6 +8,7 @@
 
 import LinkRouting
 import LinkwellJSON
+import PlatformMatchers
 
 /// One platform component, before serialisation.
 public struct PlannedComponent: Sendable, Equatable {
@@ -61,7 +62,7 @@ public struct ComponentPlan: Sendable {
                 }
                 var candidate = name
                 var n = 2
-                while vars.contains(where: { $0.0 == candidate }) || AppleBuiltinVariables.names.contains(candidate) {
+                while vars.contains(where: { $0.0 == candidate }) || AppleSubstitutionVariables.builtInNames.contains(candidate) {
                     candidate = "\(name)_\(n)"
                     n += 1
                 }
@@ -151,11 +152,11 @@ public struct ComponentPlan: Sendable {
         }
         var samples: [[String]?] = Array(repeating: nil, count: n)
         for r in 0..<n where entries[r].isRoute {
-            let guards = guardGlobs(entries[r].pattern)
+            let guards = guardGlobs(entries[r].pattern).map(AppleMatcher.Glob.init)
             guard !guards.isEmpty else { continue }
             for y in neighbours(r) where y != r && !entries[y].pattern.overlaps(entries[r].pattern) {
                 if samples[y] == nil { samples[y] = RouteTable.samplePaths(for: entries[y], variants: 2).accepted }
-                if samples[y]!.contains(where: { s in guards.contains { AppleGlob.matches(pattern: $0, path: s) } }) {
+                if samples[y]!.contains(where: { s in guards.contains { $0.matches(s) } }) {
                     edge(y, r)
                 }
             }
@@ -294,41 +295,6 @@ public struct ComponentPlan: Sendable {
             }
             return out
         }
-    }
-}
-
-/// Apple's built-in substitution variable names, which a generated variable must not shadow.
-enum AppleBuiltinVariables {
-    static let names: Set<String> = ["alpha", "upper", "lower", "alnum", "digit", "xdigit", "region", "lang"]
-}
-
-/// A minimal Apple path glob (`*` any run, `?` one character) used only to decide emission order.
-enum AppleGlob {
-    static func matches(pattern: String, path: String) -> Bool {
-        let p = Array(pattern.utf8)
-        let s = Array(path.utf8)
-        var pi = 0
-        var si = 0
-        var star = -1
-        var mark = 0
-        while si < s.count {
-            if pi < p.count, p[pi] == UInt8(ascii: "?") || p[pi] == s[si], p[pi] != UInt8(ascii: "*") {
-                pi += 1
-                si += 1
-            } else if pi < p.count, p[pi] == UInt8(ascii: "*") {
-                star = pi
-                mark = si
-                pi += 1
-            } else if star >= 0 {
-                pi = star + 1
-                mark += 1
-                si = mark
-            } else {
-                return false
-            }
-        }
-        while pi < p.count, p[pi] == UInt8(ascii: "*") { pi += 1 }
-        return pi == p.count
     }
 }
 

@@ -41,9 +41,6 @@ public struct PathPattern: Sendable, Equatable, Hashable {
         if case .rest = segments.last { return true }
         return false
     }
-
-    /// Number of segments before any rest parameter.
-    public var fixedSegmentCount: Int { hasRest ? segments.count - 1 : segments.count }
 }
 
 /// A path pattern that does not compile, with the column of the problem (1-based, in characters).
@@ -171,17 +168,5 @@ extension PathPattern {
             }
         }
         self.segments = segments
-    }
-
-    /// The pattern as a person writes it (for messages and `routes`).
-    public var displayString: String {
-        if segments.isEmpty { return "/" }
-        return segments.map { seg -> String in
-            switch seg {
-            case let .literal(l): return "/" + l
-            case let .param(name, prefix, suffix, _): return "/\(prefix){\(name)}\(suffix)"
-            case let .rest(name): return name == "*" ? "/*" : "/{\(name)*}"
-            }
-        }.joined()
     }
 }

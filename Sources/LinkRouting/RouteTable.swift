@@ -13,20 +13,20 @@ public struct CompiledEntry: Sendable, Equatable {
     }
 
     /// Position in the site's `routes` list (its priority: lower wins).
-    public var index: Int
+    public let index: Int
     /// The route or exclusion this entry was compiled from.
-    public var kind: Kind
+    public let kind: Kind
     /// The compiled `path` (routes) or `exclude` (exclusions) pattern.
-    public var pattern: PathPattern
+    public let pattern: PathPattern
     /// App IDs (`TEAMID.bundle`) of the iOS apps this entry applies to.
-    public var iosAppIDs: [String]
+    public let iosAppIDs: [String]
     /// Package names of the Android apps this entry applies to.
-    public var androidPackages: [String]
+    public let androidPackages: [String]
     /// Names of the required query parameters, sorted: a link without one of them (or with it
     /// empty) is not this route.
-    public var requiredQuery: [String]
+    public let requiredQuery: [String]
     /// Names of the optional query parameters, sorted (``requiredQuery`` holds the required ones).
-    public var optionalQuery: [String]
+    public let optionalQuery: [String]
 
     /// True for a route, false for an exclusion.
     public var isRoute: Bool { if case .route = kind { return true } else { return false } }
@@ -43,8 +43,6 @@ public struct CompiledEntry: Sendable, Equatable {
         }
     }
 
-    /// The name of the parameter that receives the fragment (`#…`), when the route reads one.
-    public var fragmentParameter: String? { route?.fragment }
     /// The fragment an exclusion is limited to (`no_universal_links`); nil for routes and for exclusions of every fragment.
     public var exclusionFragment: String? { exclusion?.fragment }
 }
@@ -53,25 +51,25 @@ public struct CompiledEntry: Sendable, Equatable {
 /// up with ``RouteTable/site(forHost:fallbackToDefault:)`` or ``RouteTable/site(named:)``.
 public struct CompiledSite: Sendable {
     /// The site's position in the config's `sites` list.
-    public var index: Int
+    public let index: Int
     /// The site's config as read.
-    public var config: SiteConfig
+    public let config: SiteConfig
     /// The site's `name` from the config, or its canonical host when it has none.
-    public var name: String
+    public let name: String
     /// The first exact domain: where built links point.
-    public var canonicalHost: String
+    public let canonicalHost: String
     /// The domains without `*.`, lower-cased.
-    public var exactDomains: [String]
+    public let exactDomains: [String]
     /// `.example.com` for `*.example.com`.
-    public var wildcardSuffixes: [String]
+    public let wildcardSuffixes: [String]
     /// The site's routes and exclusions, compiled, in config order (their priority).
-    public var entries: [CompiledEntry]
+    public let entries: [CompiledEntry]
     /// The site's iOS apps (empty when it has none).
-    public var iosApps: [IOSAppConfig]
+    public let iosApps: [IOSAppConfig]
     /// The site's Android apps (empty when it has none).
-    public var androidApps: [AndroidAppConfig]
+    public let androidApps: [AndroidAppConfig]
     /// Custom scheme (lower-cased) → the apps that registered it.
-    public var schemes: [String: (ios: [String], android: [String])]
+    public let schemes: [String: (ios: [String], android: [String])]
     let trie: PathTrie
     let routeIndexByName: [String: Int]
 
@@ -132,7 +130,7 @@ public struct LinkMatch: Sendable, Equatable {
     }
 }
 
-/// Compilation problems (the config's own shape is checked by `RouteTable+Validation`).
+/// Compilation problems (the config's own shape is checked by `LinkwellConfig+Validation.swift`).
 public struct RouteTableError: Error, Sendable, CustomStringConvertible {
     /// Every problem found, each naming the config path of the route or app.
     public var diagnostics: [Diagnostic]

@@ -56,8 +56,6 @@ public final class Metrics: Sendable {
         lastSuccessMillis.store(Int(date.timeIntervalSince1970 * 1000), ordering: .relaxed)
     }
 
-    public var reloadFailureCount: Int { reloadFailures.load(ordering: .relaxed) }
-
     /// The exposition text.
     public func render() -> String {
         let s = state.withLock { $0 }

@@ -1,3 +1,4 @@
+import LandingPages
 import LinkRouting
 import MicroHTTP
 
@@ -21,18 +22,18 @@ public struct MinimalPageRenderer: PageRenderer {
         let title = site.config.landing?.appName ?? site.iosApps.first?.name ?? site.androidApps.first?.name ?? site.name
         let https = try? table.build(site: site.name, route: match.route, parameters: match.parameters, form: .https)
         let custom = try? table.build(site: site.name, route: match.route, parameters: match.parameters, form: .customScheme(nil))
-        var body = "<h1>\(HTML.escape(title))</h1>\n"
-        body += "<p>This link belongs to the <strong>\(HTML.escape(title))</strong> app (site <code>\(HTML.escape(site.name))</code>, route <code>\(HTML.escape(match.route))</code>).</p>\n"
+        var body = "<h1>\(HTMLEscaping.text(title))</h1>\n"
+        body += "<p>This link belongs to the <strong>\(HTMLEscaping.text(title))</strong> app (site <code>\(HTMLEscaping.text(site.name))</code>, route <code>\(HTMLEscaping.text(match.route))</code>).</p>\n"
         if let custom {
-            body += "<p><a class=\"button\" href=\"\(HTML.escape(custom))\">Open in the app</a></p>\n"
+            body += "<p><a class=\"button\" href=\"\(HTMLEscaping.attribute(custom))\">Open in the app</a></p>\n"
         }
         if let https {
-            body += "<p class=\"link\">Link: <a href=\"\(HTML.escape(https))\">\(HTML.escape(https))</a></p>\n"
+            body += "<p class=\"link\">Link: <a href=\"\(HTMLEscaping.attribute(https))\">\(HTMLEscaping.text(https))</a></p>\n"
         }
         if !match.parameters.isEmpty {
             body += "<dl>\n"
             for (k, v) in match.parameters.sorted(by: { $0.key < $1.key }) {
-                body += "<dt>\(HTML.escape(k))</dt><dd>\(HTML.escape(v))</dd>\n"
+                body += "<dt>\(HTMLEscaping.text(k))</dt><dd>\(HTMLEscaping.text(v))</dd>\n"
             }
             body += "</dl>\n"
         }
@@ -42,7 +43,7 @@ public struct MinimalPageRenderer: PageRenderer {
     public func notFound(site: CompiledSite, request: RequestFacts) -> HTTPResponse {
         var body = "<h1>Not found</h1>\n<p>No app handles this link.</p>\n"
         if let website = site.config.website {
-            body += "<p><a href=\"\(HTML.escape(website))\">Go to \(HTML.escape(website))</a></p>\n"
+            body += "<p><a href=\"\(HTMLEscaping.attribute(website))\">Go to \(HTMLEscaping.text(website))</a></p>\n"
         }
         return .dynamic(status: 404, headers: Self.headers, body: Array(Self.document(title: "Not found", body: body).utf8))
     }
@@ -54,7 +55,7 @@ public struct MinimalPageRenderer: PageRenderer {
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(HTML.escape(title))</title>
+        <title>\(HTMLEscaping.text(title))</title>
         <link rel="stylesheet" href="/static/linkwell.css">
         </head>
         <body>

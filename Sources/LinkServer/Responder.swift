@@ -81,12 +81,6 @@ public enum Responder {
         return result(snapshot.renderer.notFound(site: compiled, request: facts), .notFound, site: site.name)
     }
 
-    /// The route's `fallback`, field by field over the site's.
-    static func routeFallback(_ site: CompiledSite, _ route: String) -> FallbackConfig? {
-        guard site.entry(named: route)?.route?.fallback != nil || site.config.fallback != nil else { return nil }
-        return FallbackDecision.effectiveFallback(site: site, route: route)
-    }
-
     /// Fills `{param}` in the path and query of an absolute http(s) URL template
     /// (`WebTemplate.fillURL`: the scheme and host never come from parameters).
     public static func fillWebTemplate(_ template: String, parameters: [String: String]) -> String? {

@@ -41,16 +41,3 @@ public enum HTTPResponse: Sendable {
 public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest) -> HTTPResponse
 }
-
-/// An `HTTPHandler` from a closure.
-public struct HTTPHandlerFunction: HTTPHandler {
-    private let body: @Sendable (HTTPRequest) -> HTTPResponse
-
-    public init(_ body: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
-        self.body = body
-    }
-
-    public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        body(request)
-    }
-}

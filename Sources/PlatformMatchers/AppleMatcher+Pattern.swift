@@ -137,15 +137,14 @@ extension AppleMatcher {
             func token(named name: String) -> Token? {
                 if let values = custom[name] { return .oneOf(values.map { Array($0.unicodeScalars) }) }
                 if let charClass = CharClass(rawValue: name) { return .charClass(charClass) }
-                switch name {
-                case "region": return Variables.regions
-                case "lang": return Variables.languages
-                default: return nil
-                }
+                return Variables.builtInLists[name]
             }
 
-            private static let regions = Token.oneOf(AppleSubstitutionVariables.regionCodes.map { Array($0.unicodeScalars) })
-            private static let languages = Token.oneOf(AppleSubstitutionVariables.languageCodes.map { Array($0.unicodeScalars) })
+            /// The built-ins that stand for a list of codes rather than one character class.
+            static let builtInLists: [String: Token] = [
+                "region": Token.oneOf(AppleSubstitutionVariables.regionCodes.map { Array($0.unicodeScalars) }),
+                "lang": Token.oneOf(AppleSubstitutionVariables.languageCodes.map { Array($0.unicodeScalars) }),
+            ]
         }
 
         /// A pattern character, and whether it came from a decoded `%XX` escape (then it is never a wildcard).
@@ -379,6 +378,25 @@ extension AppleMatcher.Pattern {
                 swap(&current, &next)
             }
             return current.contains { accepting[$0] }
+        }
+    }
+}
+
+extension AppleMatcher {
+    /// One AASA pattern (`*`, `?`, `$(…)` built-ins) compared with a whole string, the way the
+    /// matcher compares a component's text: case-sensitive, no path rules (a trailing `/` counts).
+    public struct Glob: Sendable {
+        private let pattern: Pattern
+
+        public init(_ source: String) {
+            var ignored: [String] = []
+            pattern = Pattern(
+                source, isPath: false, caseSensitive: true, percentEncoded: true, decodesEscapes: false,
+                variables: Pattern.Variables(), warnings: &ignored)
+        }
+
+        public func matches(_ text: String) -> Bool {
+            pattern.matches(Array(text.unicodeScalars))
         }
     }
 }

@@ -2,7 +2,8 @@
 // document and a URL as a browser sends it, which apps open the link, and which are kept out by an
 // `exclude` rule.
 //
-// Semantics (SPEC.md "Apple AASA", and the conformance vectors where they are more specific):
+// Semantics (the conformance vectors in Tests/PlatformMatchersTests/Fixtures/conformance/, whose
+// README says where each rule comes from):
 // - Modern form: `applinks.details[].appIDs` with `components`, tried in order; the first component
 //   whose present keys (`/`, `?`, `#`) all match decides, `exclude: true` making it a block. An
 //   absent key is `*`.

@@ -9,7 +9,8 @@
 /// The built-in `$(name)` substitution variables of an apple-app-site-association file.
 public enum AppleSubstitutionVariables {
     /// The names of the built-in variables; a document's own `substitutionVariables` may redefine them.
-    public static let builtInNames: [String] = ["alpha", "upper", "lower", "alnum", "digit", "xdigit", "region", "lang"]
+    public static let builtInNames: Set<String> =
+        Set(AppleMatcher.Pattern.CharClass.allCases.map(\.rawValue)).union(AppleMatcher.Pattern.Variables.builtInLists.keys)
 
     /// `$(region)`: any officially assigned ISO 3166-1 alpha-2 region code, upper case.
     public static let regionCodes: [String] = [

@@ -421,3 +421,33 @@ struct AppleMatcherTests {
         #expect(matcher.verdicts(for: testCase.url) == testCase.expect, "\(testCase.name)", sourceLocation: sourceLocation)
     }
 }
+
+/// `AppleMatcher.Glob`, which the component plan orders its entries with, and the built-in
+/// variable names it must not shadow: both are the matcher's own rules, not a copy.
+@Suite("Apple glob and built-in variables")
+struct AppleGlobTests {
+    @Test(arguments: [
+        ("/post/?*", "/post/1", true),
+        ("/post/?*", "/post/", false),
+        ("/post/*/?*", "/post/a/b", true),
+        ("/post/*/?*", "/post/a", false),
+        ("/a?c", "/abc", true),
+        ("/a?c", "/ac", false),
+        ("/Post/*", "/post/1", false),
+        ("/post", "/post/", false),
+        ("/p/$(digit)", "/p/7", true),
+        ("/p/$(digit)", "/p/x", false),
+        ("/p/$(nosuch)", "/p/x", false),
+    ])
+    func glob(pattern: String, text: String, matches: Bool) {
+        #expect(AppleMatcher.Glob(pattern).matches(text) == matches)
+    }
+
+    @Test func builtInNamesAreTheOnesTheMatcherResolves() {
+        #expect(AppleSubstitutionVariables.builtInNames == ["alpha", "upper", "lower", "alnum", "digit", "xdigit", "region", "lang"])
+        for name in AppleSubstitutionVariables.builtInNames {
+            #expect(AppleMatcher.Pattern.Variables().token(named: name) != nil, "$(\(name))")
+        }
+        #expect(AppleMatcher.Pattern.Variables().token(named: "nosuch") == nil)
+    }
+}
