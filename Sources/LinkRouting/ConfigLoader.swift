@@ -150,44 +150,39 @@ public enum ConfigLoader {
 
     // MARK: Unknown keys
 
-    indirect enum ConfigShape: Sendable {
+    /// The keys the model reads, at every level, taken from each config type's `CodingKeys`: a key
+    /// added to the model is known here at once, and `ConfigSchemaTests` holds
+    /// config/linkwell.schema.json to the same tree. Only which keys hold objects of their own
+    /// is written here (a key left out of `nested` is a plain value, and the schema test says so).
+    indirect enum ConfigShape: Sendable, Equatable {
         case object([String: ConfigShape])
         case list(ConfigShape)
         case map(ConfigShape)  // free keys, each value of one shape
+        /// A `routes` entry: an exclusion when it has the `exclude` key, else a route (as `RouteEntry` decodes).
+        case entry(route: ConfigShape, exclusion: ConfigShape)
         case any
 
-        static let fallback: ConfigShape = .object(["ios": .any, "android": .any, "desktop": .any, "web": .any])
-        static let route: ConfigShape = .object([
-            "name": .any, "path": .any, "query": .map(.object(["required": .any])), "fragment": .any,
-            "params": .map(.object(["oneOf": .any])), "apps": .any, "fallback": fallback,
-            "preview": .object(["title": .any, "description": .any, "image": .any]), "comment": .any,
-            // exclusions share the list
-            "exclude": .any,
-        ])
-        static let site: ConfigShape = .object([
-            "name": .any, "domains": .any, "default": .any, "website": .any,
-            "ios": .list(
-                .object([
-                    "id": .any, "name": .any, "teamID": .any, "bundleID": .any, "appStoreID": .any, "schemes": .any,
-                    "webcredentials": .any, "activityContinuation": .any, "appClipBundleID": .any,
-                ])),
-            "android": .list(
-                .object([
-                    "id": .any, "name": .any, "package": .any, "fingerprints": .any, "schemes": .any,
-                    "loginCredentials": .any, "webTargets": .any,
-                ])),
-            "aasa": .object(["format": .any]),
-            "routes": .list(route),
-            "fallback": fallback,
-            "notFound": .object(["redirect": .any]),
-            "landing": .object(["appName": .any, "icon": .any, "themeColor": .any, "templatesDir": .any]),
-        ])
-        static let server: ConfigShape = .object([
-            "listen": .any, "admin": .any, "threads": .any, "trustedProxies": .any, "associationCacheControl": .any,
-            "connectionLimit": .any, "perIPConnectionLimit": .any, "connectionTimeoutSeconds": .any,
-            "requestHeaderMemoryBytes": .any, "shutdownDeadlineSeconds": .any, "logQueryStrings": .any, "publicDir": .any,
-        ])
-        static let root: ConfigShape = .object(["$schema": .any, "server": server, "sites": .list(site)])
+        static func keys<Key: CodingKey & CaseIterable & Hashable>(of _: Key.Type, nested: [Key: ConfigShape] = [:]) -> ConfigShape {
+            .object(Dictionary(uniqueKeysWithValues: Key.allCases.map { ($0.stringValue, nested[$0] ?? .any) }))
+        }
+
+        static let fallback = keys(of: FallbackConfig.CodingKeys.self)
+        static let route = keys(
+            of: RouteConfig.CodingKeys.self,
+            nested: [
+                .query: .map(keys(of: QueryParamConfig.CodingKeys.self)), .params: .map(keys(of: ParamConfig.CodingKeys.self)),
+                .fallback: fallback, .preview: keys(of: PreviewConfig.CodingKeys.self),
+            ])
+        static let site = keys(
+            of: SiteConfig.CodingKeys.self,
+            nested: [
+                .ios: .list(keys(of: IOSAppConfig.CodingKeys.self)), .android: .list(keys(of: AndroidAppConfig.CodingKeys.self)),
+                .aasa: keys(of: AASAOptions.CodingKeys.self),
+                .routes: .list(.entry(route: route, exclusion: keys(of: ExclusionConfig.CodingKeys.self))),
+                .fallback: fallback, .notFound: keys(of: NotFoundConfig.CodingKeys.self), .landing: keys(of: LandingConfig.CodingKeys.self),
+            ])
+        static let root = keys(
+            of: LinkwellConfig.CodingKeys.self, nested: [.server: keys(of: ServerSettings.CodingKeys.self), .sites: .list(site)])
     }
 
     /// The document's key structure, decoded with the same JSON5 reader.
@@ -222,6 +217,10 @@ public enum ConfigLoader {
         switch shape {
         case .any:
             return
+        case let .entry(route, exclusion):
+            guard case let .object(dict) = value else { return }
+            let isExclusion = dict[ExclusionConfig.CodingKeys.exclude.stringValue] != nil
+            unknownKeys(in: value, shape: isExclusion ? exclusion : route, path: path, file: file, into: &out)
         case let .list(element):
             guard case let .list(array) = value else { return }
             for (i, v) in array.enumerated() { unknownKeys(in: v, shape: element, path: "\(path)[\(i)]", file: file, into: &out) }

@@ -26,7 +26,7 @@ public struct LinkwellConfig: Codable, Sendable, Equatable {
     /// The sites, each with its domains, apps and routes. A URL belongs to the site that lists its host.
     public var sites: [SiteConfig]
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case schema = "$schema"
         case server, sites
     }
@@ -63,7 +63,7 @@ public struct SiteConfig: Codable, Sendable, Equatable {
     /// Landing-page looks (app name, icon, colours, templates folder).
     public var landing: LandingConfig?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case name, domains, isDefault = "default", website, ios, android, aasa, routes, fallback, notFound, landing
     }
 
@@ -113,6 +113,10 @@ public struct IOSAppConfig: Codable, Sendable, Equatable {
     /// The App Clip's bundle ID, for `appclips` and the Smart App Banner.
     public var appClipBundleID: String?
 
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, name, teamID, bundleID, appStoreID, schemes, webcredentials, activityContinuation, appClipBundleID
+    }
+
     /// Creates an iOS app entry; `teamID` and `bundleID` are required.
     public init(
         id: String? = nil, name: String? = nil, teamID: String, bundleID: String, appStoreID: String? = nil,
@@ -158,6 +162,10 @@ public struct AndroidAppConfig: Codable, Sendable, Equatable {
     /// Extra web origins that share credentials with this app (`namespace: web` targets).
     public var webTargets: [String]?
 
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, name, package, fingerprints, schemes, loginCredentials, webTargets
+    }
+
     /// Creates an Android app entry; `package` and `fingerprints` are required.
     public init(
         id: String? = nil, name: String? = nil, package: String, fingerprints: [String], schemes: [String]? = nil,
@@ -182,6 +190,10 @@ public struct AASAOptions: Codable, Sendable, Equatable {
     /// (two `details` entries per app group: iOS 13+ reads the components one).
     public var format: AASAFormat?
 
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case format
+    }
+
     /// Creates the options; `nil` means ``AASAFormat/modern``.
     public init(format: AASAFormat? = nil) { self.format = format }
 }
@@ -204,12 +216,9 @@ public enum RouteEntry: Codable, Sendable, Equatable {
     /// An exclusion (an entry with an `exclude` key).
     case exclusion(ExclusionConfig)
 
-    private enum Probe: String, CodingKey { case exclude, name, path }
-
     /// Decodes an entry: one with an `exclude` key is an exclusion, any other a route.
     public init(from decoder: any Decoder) throws {
-        let probe = try decoder.container(keyedBy: Probe.self)
-        if probe.contains(.exclude) {
+        if try decoder.container(keyedBy: ExclusionConfig.CodingKeys.self).contains(.exclude) {
             self = .exclusion(try ExclusionConfig(from: decoder))
         } else {
             self = .route(try RouteConfig(from: decoder))
@@ -248,6 +257,10 @@ public struct RouteConfig: Codable, Sendable, Equatable {
     /// A note kept in the generated AASA component's `comment`.
     public var comment: String?
 
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, path, query, fragment, params, apps, fallback, preview, comment
+    }
+
     /// Creates a route; only `name` and `path` are required.
     public init(
         name: String, path: String, query: [String: QueryParamConfig]? = nil, fragment: String? = nil,
@@ -270,6 +283,11 @@ public struct RouteConfig: Codable, Sendable, Equatable {
 public struct QueryParamConfig: Codable, Sendable, Equatable {
     /// A link without this parameter (or with an empty value) is not this route.
     public var required: Bool?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case required
+    }
+
     /// Creates the parameter; `nil` means optional.
     public init(required: Bool? = nil) { self.required = required }
 }
@@ -279,6 +297,11 @@ public struct ParamConfig: Codable, Sendable, Equatable {
     /// The parameter takes one of these values only (AASA: a substitution variable; Android:
     /// one component per value).
     public var oneOf: [String]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case oneOf
+    }
+
     /// Creates the restriction; `nil` means any non-empty segment.
     public init(oneOf: [String]? = nil) { self.oneOf = oneOf }
 }
@@ -293,6 +316,10 @@ public struct ExclusionConfig: Codable, Sendable, Equatable {
     public var apps: [String]?
     /// A note kept in the generated AASA component's `comment`.
     public var comment: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case exclude, fragment, apps, comment
+    }
 
     /// Creates an exclusion; only `exclude` is required.
     public init(exclude: String, fragment: String? = nil, apps: [String]? = nil, comment: String? = nil) {
@@ -314,6 +341,10 @@ public struct FallbackConfig: Codable, Sendable, Equatable {
     /// The web page for `web` actions, a template with the route's parameters:
     /// `https://example.com/items/{item}`. Only its path and query take parameter values.
     public var web: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case ios, android, desktop, web
+    }
 
     /// Creates the fallback; every platform left `nil` takes the site's setting, then the landing page.
     public init(ios: FallbackAction? = nil, android: FallbackAction? = nil, desktop: FallbackAction? = nil, web: String? = nil) {
@@ -343,6 +374,10 @@ public struct PreviewConfig: Codable, Sendable, Equatable {
     /// An absolute `https` URL or a path under the site (`/static/og.png`).
     public var image: String?
 
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case title, description, image
+    }
+
     /// Creates the preview; every field is optional.
     public init(title: String? = nil, description: String? = nil, image: String? = nil) {
         self.title = title
@@ -355,6 +390,11 @@ public struct PreviewConfig: Codable, Sendable, Equatable {
 public struct NotFoundConfig: Codable, Sendable, Equatable {
     /// Send unknown paths here (302) instead of the not-found page.
     public var redirect: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case redirect
+    }
+
     /// Creates the setting; `nil` serves the not-found page.
     public init(redirect: String? = nil) { self.redirect = redirect }
 }
@@ -369,6 +409,10 @@ public struct LandingConfig: Codable, Sendable, Equatable {
     public var themeColor: String?
     /// A folder of templates that override the shipped ones for this site.
     public var templatesDir: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case appName, icon, themeColor, templatesDir
+    }
 
     /// Creates the look; every field is optional.
     public init(appName: String? = nil, icon: String? = nil, themeColor: String? = nil, templatesDir: String? = nil) {
@@ -405,6 +449,11 @@ public struct ServerSettings: Codable, Sendable, Equatable {
     public var logQueryStrings: Bool?
     /// Where `public/` (templates, CSS, images) is; default `public` next to the config folder.
     public var publicDir: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case listen, admin, threads, trustedProxies, associationCacheControl, connectionLimit, perIPConnectionLimit,
+            connectionTimeoutSeconds, requestHeaderMemoryBytes, shutdownDeadlineSeconds, logQueryStrings, publicDir
+    }
 
     /// Creates settings with every key unset (all defaults).
     public init() {}
