@@ -1,4 +1,5 @@
-// Generated association files, byte for byte, against checked-in golden files.
+// Generated association files, byte for byte, against checked-in golden files: one folder per
+// shipped config; a golden file nothing generates fails, a mismatch prints a unified diff.
 // After an intended change: LINKWELL_UPDATE_GOLDEN=1 swift test --filter GoldenFile, then review the diff.
 
 import Foundation
@@ -23,11 +24,17 @@ struct GoldenFileTests {
         return try RouteTable(config: try ConfigLoader.load(path: root.appendingPathComponent(path).path).config)
     }
 
-    static let configs = ["linkwell", "fitconnect", "diallodev", "computers", "coffeebreak"]
+    /// Every shipped config: `config/linkwell.json5` and each file of `config/examples/`, so a
+    /// config added there gets golden files and one removed leaves its golden files stale.
+    static let configs: [String] = {
+        let examples = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("config/examples").path)) ?? []
+        return ["linkwell"] + examples.filter { $0.hasSuffix(".json5") }.map { String($0.dropLast(".json5".count)) }.sorted()
+    }()
 
+    /// One case per generated file. A config that does not load yields a case that fails with its error.
     static var cases: [Case] {
         configs.flatMap { c -> [Case] in
-            guard let t = try? table(c) else { return [] }
+            guard let t = try? table(c) else { return [Case(config: c, file: "(the config does not load)")] }
             return t.sites.flatMap { s -> [Case] in
                 var out: [Case] = []
                 if !s.iosApps.isEmpty { out.append(Case(config: c, file: "\(s.name).apple-app-site-association.json")) }
@@ -37,14 +44,20 @@ struct GoldenFileTests {
         }
     }
 
-    /// The first differing line, with a little context, for a readable failure.
-    static func diff(_ expected: String, _ actual: String) -> String {
-        let e = expected.split(separator: "\n", omittingEmptySubsequences: false)
-        let a = actual.split(separator: "\n", omittingEmptySubsequences: false)
-        for i in 0..<max(e.count, a.count) where (i < e.count ? e[i] : nil) != (i < a.count ? a[i] : nil) {
-            return "first difference at line \(i + 1):\n- \(i < e.count ? String(e[i]) : "<end>")\n+ \(i < a.count ? String(a[i]) : "<end>")"
+    /// The files under `dir` (as `config/file`) that no case produces.
+    static func staleFiles(in dir: URL, cases: [Case]) throws -> [String] {
+        let expected = Set(cases.map { "\($0.config)/\($0.file)" })
+        var found: [String] = []
+        for config in try FileManager.default.contentsOfDirectory(atPath: dir.path) {
+            var isDirectory: ObjCBool = false
+            let sub = dir.appendingPathComponent(config)
+            guard FileManager.default.fileExists(atPath: sub.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                found.append(config)
+                continue
+            }
+            found += try FileManager.default.contentsOfDirectory(atPath: sub.path).map { "\(config)/\($0)" }
         }
-        return "identical"
+        return found.filter { !expected.contains($0) }.sorted()
     }
 
     @Test(arguments: cases)
@@ -59,8 +72,39 @@ struct GoldenFileTests {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(bytes).write(to: url)
         }
-        let expected = try String(contentsOf: url, encoding: .utf8)
-        #expect(actual == expected, "\(c.file): \(Self.diff(expected, actual))")
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            Issue.record(
+                "no golden file \(url.path) for config '\(c.config)': create it with LINKWELL_UPDATE_GOLDEN=1 swift test --filter GoldenFile, then review it")
+            return
+        }
+        let identical = Array(data) == bytes  // a Bool, so a failure prints the diff below and not two byte arrays
+        #expect(identical, "\(c.file) differs from its golden file:\n\(Self.diff(String(decoding: data, as: UTF8.self), actual, name: "\(c.config)/\(c.file)"))")
+    }
+
+    static func diff(_ expected: String, _ actual: String, name: String) -> String {
+        UnifiedDiff.firstHunk(expected: expected, actual: actual, expectedName: "golden/\(name)", actualName: "generated/\(name)")
+            ?? "the texts are equal, the bytes are not (invalid UTF-8?)"
+    }
+
+    @Test("no golden file is left without the config and site that generate it")
+    func noStaleGoldenFiles() throws {
+        let stale = try Self.staleFiles(in: Self.goldenDir, cases: Self.cases)
+        #expect(stale == [], "stale golden files under \(Self.goldenDir.path): \(stale); delete them, or restore the config they came from")
+    }
+
+    @Test("a golden file whose config or site is gone is reported stale")
+    func staleFilesAreFound() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("golden-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for file in ["linkwell/fitconnect.assetlinks.json", "linkwell/gone.assetlinks.json", "removed/removed.assetlinks.json"] {
+            let url = dir.appendingPathComponent(file)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("{}".utf8).write(to: url)
+        }
+        try Data().write(to: dir.appendingPathComponent("notes.txt"))
+        #expect(
+            try Self.staleFiles(in: dir, cases: [Case(config: "linkwell", file: "fitconnect.assetlinks.json")])
+                == ["linkwell/gone.assetlinks.json", "notes.txt", "removed/removed.assetlinks.json"])
     }
 
     @Test("generation is deterministic and strict JSON", arguments: configs)
