@@ -28,13 +28,8 @@ public enum ConfigLoader {
         return "config/linkwell.json5"
     }
 
-    /// The config could not be read or decoded; ``diagnostics`` says where and why (at least one error).
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        /// What went wrong, each with the file, the config path and a fix.
-        public var diagnostics: [Diagnostic]
-        /// Every diagnostic on its own line(s), ready to print to a terminal.
-        public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
-    }
+    /// The config could not be read or decoded; ``DiagnosticsError/diagnostics`` says where and why (at least one error).
+    public typealias Failure = DiagnosticsError
 
     /// Reads and decodes a file. Unknown keys are warnings; everything else that stops decoding is an error.
     public static func load(path: String) throws(Failure) -> (config: LinkwellConfig, warnings: [Diagnostic]) {

@@ -65,3 +65,16 @@ extension Array where Element == Diagnostic {
     /// The findings of severity ``Diagnostic/Severity/warning``, in order.
     public var warnings: [Diagnostic] { filter { $0.severity == .warning } }
 }
+
+/// Findings that stop a config from loading or compiling, one per line when printed.
+/// Thrown as ``ConfigLoader/Failure`` (the file cannot be read or decoded) and as
+/// ``RouteTableError`` (the config does not compile).
+public struct DiagnosticsError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, each with the file, the config path and a fix.
+    public var diagnostics: [Diagnostic]
+    /// Every diagnostic on its own line(s), ready to print to a terminal.
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+
+    /// Wraps findings, at least one of them an error.
+    public init(diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+}

@@ -35,6 +35,14 @@ public enum PercentEncoding {
 
     static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
+    /// `%XX` with upper-case hex, as browsers send it.
+    @inline(__always)
+    static func appendPercent(_ b: UInt8, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "%"))
+        out.append(hexDigits[Int(b >> 4)])
+        out.append(hexDigits[Int(b & 0xF)])
+    }
+
     /// Encodes every byte that is not unreserved, with upper-case hex (what browsers send).
     /// A value that is exactly `.` or `..` is encoded whole, so no browser resolves it as a dot segment.
     public static func encodeComponent(_ s: String) -> String {
@@ -46,9 +54,7 @@ public enum PercentEncoding {
             if isUnreserved(b) {
                 out.append(b)
             } else {
-                out.append(UInt8(ascii: "%"))
-                out.append(hexDigits[Int(b >> 4)])
-                out.append(hexDigits[Int(b & 0xF)])
+                appendPercent(b, to: &out)
             }
         }
         return String(decoding: out, as: UTF8.self)
@@ -72,9 +78,7 @@ public enum PercentEncoding {
             if isPathLiteralSafe(b) {
                 out.append(b)
             } else {
-                out.append(UInt8(ascii: "%"))
-                out.append(hexDigits[Int(b >> 4)])
-                out.append(hexDigits[Int(b & 0xF)])
+                appendPercent(b, to: &out)
             }
             i += 1
         }
@@ -93,9 +97,7 @@ public enum PercentEncoding {
         var out: [UInt8] = []
         for b in s.utf8 {
             if b >= 0x80 || b <= 0x20 || b == 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "<") || b == UInt8(ascii: ">") {
-                out.append(UInt8(ascii: "%"))
-                out.append(hexDigits[Int(b >> 4)])
-                out.append(hexDigits[Int(b & 0xF)])
+                appendPercent(b, to: &out)
             } else {
                 out.append(b)
             }

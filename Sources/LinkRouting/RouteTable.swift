@@ -131,12 +131,7 @@ public struct LinkMatch: Sendable, Equatable {
 }
 
 /// Compilation problems (the config's own shape is checked by `LinkwellConfig+Validation.swift`).
-public struct RouteTableError: Error, Sendable, CustomStringConvertible {
-    /// Every problem found, each naming the config path of the route or app.
-    public var diagnostics: [Diagnostic]
-    /// Every diagnostic on its own line(s).
-    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
-}
+public typealias RouteTableError = DiagnosticsError
 
 /// The compiled config: turns a URL into a route and its parameters, and a route back into a URL.
 ///

@@ -430,20 +430,29 @@ extension JSONValue {
         }.map(\.element)
     }
 
+    /// How a string literal is escaped beyond the required `"`, `\` and control characters.
+    public enum StringEscaping: Sendable {
+        /// This project's output: U+2028 and U+2029 escaped too (JavaScript line terminators), `/` kept.
+        case standard
+        /// org.json's `JSONStringer` (what Android's StatementService prints): `/` escaped, U+2028/9 kept.
+        case orgJSON
+    }
+
     /// Appends `s` to `out` as a JSON string literal (quotes included; control characters escaped).
-    public static func writeString(_ s: String, into out: inout String) {
+    public static func writeString(_ s: String, escaping: StringEscaping = .standard, into out: inout String) {
         out += "\""
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
+            case "/" where escaping == .orgJSON: out += "\\/"
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case "\u{08}": out += "\\b"
             case "\u{0C}": out += "\\f"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 {
+                if scalar.value < 0x20 || (escaping == .standard && (scalar.value == 0x2028 || scalar.value == 0x2029)) {
                     let hex = String(scalar.value, radix: 16, uppercase: false)
                     out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

@@ -26,7 +26,7 @@ indirect enum AndroidJSON: Sendable, Equatable {
     /// org.json's compact text (JSONStringer): `/` is escaped, control characters as `\u00xx`.
     private func writeOrgJSON(into out: inout String) {
         switch self {
-        case let .string(s): Self.writeOrgJSONString(s, into: &out)
+        case let .string(s): JSONValue.writeString(s, escaping: .orgJSON, into: &out)
         case let .bool(b): out += b ? "true" : "false"
         case let .array(elements):
             out += "["
@@ -39,34 +39,12 @@ indirect enum AndroidJSON: Sendable, Equatable {
             out += "{"
             for (i, m) in o.members.enumerated() {
                 if i > 0 { out += "," }
-                Self.writeOrgJSONString(m.key, into: &out)
+                JSONValue.writeString(m.key, escaping: .orgJSON, into: &out)
                 out += ":"
                 m.value.writeOrgJSON(into: &out)
             }
             out += "}"
         }
-    }
-
-    private static func writeOrgJSONString(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"", "\\", "/": out += "\\" + String(scalar)
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\u{0C}": out += "\\f"
-            default:
-                if scalar.value <= 0x1F {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
     }
 
     /// The same value as a `JSONValue` (for messages and compact output).
