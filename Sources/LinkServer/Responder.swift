@@ -81,12 +81,6 @@ public enum Responder {
         return result(snapshot.renderer.notFound(site: compiled, request: facts), .notFound, site: site.name)
     }
 
-    /// Fills `{param}` in the path and query of an absolute http(s) URL template
-    /// (`WebTemplate.fillURL`: the scheme and host never come from parameters).
-    public static func fillWebTemplate(_ template: String, parameters: [String: String]) -> String? {
-        WebTemplate.fillURL(template, parameters: parameters)
-    }
-
     /// `/`-started, no control characters, spaces or bytes a request line cannot carry.
     static func isOriginForm(_ target: String) -> Bool {
         guard target.utf8.first == UInt8(ascii: "/") else { return false }

@@ -1,5 +1,6 @@
 import Association
 import Foundation
+import LandingPages
 import LinkRouting
 import Testing
 @testable import LinkServer
@@ -232,10 +233,10 @@ struct ResponderTests {
 
     @Test("templates with a placeholder in the host are refused")
     func templateHost() {
-        #expect(Responder.fillWebTemplate("https://{host}/x", parameters: ["host": "evil.com"]) == nil)
-        #expect(Responder.fillWebTemplate("https://a.com{x}/y", parameters: ["x": ".evil.com"]) == nil)
-        #expect(Responder.fillWebTemplate("javascript:{x}", parameters: ["x": "alert(1)"]) == nil)
-        #expect(Responder.fillWebTemplate("https://a.com/{x}", parameters: ["x": "a/b"]) == "https://a.com/a%2Fb")
+        #expect(WebTemplate.fillURL("https://{host}/x", parameters: ["host": "evil.com"]) == nil)
+        #expect(WebTemplate.fillURL("https://a.com{x}/y", parameters: ["x": ".evil.com"]) == nil)
+        #expect(WebTemplate.fillURL("javascript:{x}", parameters: ["x": "alert(1)"]) == nil)
+        #expect(WebTemplate.fillURL("https://a.com/{x}", parameters: ["x": "a/b"]) == "https://a.com/a%2Fb")
     }
 
     @Test("several sites without a default: unknown Host → 421 without echoing it")
