@@ -213,9 +213,21 @@ public enum ConfigLoader {
         case .any:
             return
         case let .entry(route, exclusion):
-            guard case let .object(dict) = value else { return }
-            let isExclusion = dict[ExclusionConfig.CodingKeys.exclude.stringValue] != nil
-            unknownKeys(in: value, shape: isExclusion ? exclusion : route, path: path, file: file, into: &out)
+            let exclude = ExclusionConfig.CodingKeys.exclude.stringValue
+            guard case let .object(dict) = value, dict[exclude] != nil else {
+                return unknownKeys(in: value, shape: route, path: path, file: file, into: &out)
+            }
+            let first = out.count
+            unknownKeys(in: value, shape: exclusion, path: path, file: file, into: &out)
+            // A route's key on an exclusion: say why it is not read.
+            guard case let .object(routeKeys) = route, case let .object(exclusionKeys) = exclusion else { return }
+            for i in first..<out.count {
+                let key = String(out[i].path.dropFirst(path.count + 1))
+                guard routeKeys[key] != nil, exclusionKeys[key] == nil else { continue }
+                out[i].fix =
+                    "this entry has '\(exclude)', so it is an exclusion, which reads only \(exclusionKeys.keys.sorted().joined(separator: ", ")): "
+                    + "remove '\(key)', or make the route an entry of its own without '\(exclude)'"
+            }
         case let .list(element):
             guard case let .list(array) = value else { return }
             for (i, v) in array.enumerated() { unknownKeys(in: v, shape: element, path: "\(path)[\(i)]", file: file, into: &out) }

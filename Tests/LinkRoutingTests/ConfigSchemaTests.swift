@@ -223,7 +223,8 @@ struct ConfigSchemaTests {
                 ],
                 landing: { appName: "n", colour: "red" } }] }
             """
-        let warnings = try ConfigLoader.decode(Data(text.utf8), file: "c.json5").warnings.map { "\($0.path) \($0.message)" }
+        let diagnostics = try ConfigLoader.decode(Data(text.utf8), file: "c.json5").warnings
+        let warnings = diagnostics.map { "\($0.path) \($0.message)" }
         #expect(
             warnings.sorted() == [
                 "server.publicDirs unknown key 'publicDirs' is ignored",
@@ -233,5 +234,10 @@ struct ConfigSchemaTests {
                 "sites[0].routes[1].preview.alt unknown key 'alt' is ignored",
                 "sites[0].routes[1].query.q.requird unknown key 'requird' is ignored",
             ])
+        #expect(diagnostics.first { $0.path == "sites[0].routes[1].query.q.requird" }?.fix == "did you mean 'required'?")
+        #expect(
+            diagnostics.first { $0.path == "sites[0].routes[0].path" }?.fix
+                == "this entry has 'exclude', so it is an exclusion, which reads only apps, comment, exclude, fragment: "
+                + "remove 'path', or make the route an entry of its own without 'exclude'")
     }
 }
