@@ -18,6 +18,9 @@ extension AppleMatcher {
         private let literal: [Unicode.Scalar]?
         /// True for `*`: anything matches.
         private let matchesEverything: Bool
+        /// A pattern of one-character steps and `*` only (`nil` stands for `*`), as most are:
+        /// matched by the greedy wildcard walk, which is exact for them and allocates nothing.
+        private let wildcardSteps: [Automaton.Step?]?
 
         /// - Parameters:
         ///   - isPath: apply the observed path rules: the leading `/` is optional and a run of
@@ -59,14 +62,61 @@ extension AppleMatcher {
                 literal = nil
             }
             matchesEverything = !tokens.isEmpty && tokens.allSatisfy { $0 == .star }
+            wildcardSteps =
+                optionalTrailingSlashStar
+                ? nil
+                : tokens.reduce(into: [Automaton.Step?]?.some([])) { steps, token in
+                    switch token {
+                    case let .literal(c): steps?.append(.scalar(caseSensitive ? c : Pattern.fold(c)))
+                    case .any: steps?.append(.any)
+                    case let .charClass(k): steps?.append(.charClass(k, caseInsensitive: !caseSensitive))
+                    case .star: steps?.append(nil)
+                    case .oneOf, .undefined: steps = nil
+                    }
+                }
         }
 
         /// Whether the whole of `text` matches. `text` must already be folded when the pattern is
         /// case-insensitive (`TextVariants` and `QueryValue` hold both forms).
+        /// The same for a string's scalars, without copying them when the wildcard walk applies.
+        func matches(_ text: String.UnicodeScalarView) -> Bool {
+            if let wildcardSteps, literal == nil, !matchesEverything { return Pattern.wildcardMatch(wildcardSteps, text) }
+            return matches(Array(text))
+        }
+
         func matches(_ text: [Unicode.Scalar]) -> Bool {
             if matchesEverything { return true }
             if let literal { return literal == text }
+            if let wildcardSteps { return Pattern.wildcardMatch(wildcardSteps, text) }
             return automaton.matches(text)
+        }
+
+        /// Whole-text match of one-character steps and `*` (`nil`): advance on a match, and on a
+        /// mismatch let the last `*` take one more character. Exact when every other step takes
+        /// exactly one character; O(text × steps) at worst, with no allocation.
+        static func wildcardMatch<Text: Collection>(_ steps: [Automaton.Step?], _ text: Text) -> Bool where Text.Element == Unicode.Scalar {
+            var p = 0
+            var t = text.startIndex
+            var star = -1
+            var starText = text.startIndex
+            while t != text.endIndex {
+                if p < steps.count, let step = steps[p], step.accepts(text[t]) {
+                    p += 1
+                    t = text.index(after: t)
+                } else if p < steps.count, steps[p] == nil {
+                    star = p
+                    starText = t
+                    p += 1
+                } else if star >= 0 {
+                    p = star + 1
+                    starText = text.index(after: starText)
+                    t = starText
+                } else {
+                    return false
+                }
+            }
+            while p < steps.count, steps[p] == nil { p += 1 }
+            return p == steps.count
         }
 
         // MARK: Folding
@@ -396,7 +446,7 @@ extension AppleMatcher {
         }
 
         public func matches(_ text: String) -> Bool {
-            pattern.matches(Array(text.unicodeScalars))
+            pattern.matches(text.unicodeScalars)
         }
     }
 }

@@ -451,3 +451,44 @@ struct AppleGlobTests {
         #expect(AppleMatcher.Pattern.Variables().token(named: "nosuch") == nil)
     }
 }
+
+/// The wildcard walk (patterns of one-character steps and `*`) against the automaton, on every
+/// pattern of up to four of `a b ? * $(lower)` and every text of up to five of `a b A`.
+@Suite("Apple pattern: wildcard walk equals the automaton")
+struct AppleWildcardWalkTests {
+    static func all(_ alphabet: [String], upTo n: Int) -> [String] {
+        var out = [""]
+        var level = [""]
+        for _ in 0..<n {
+            level = level.flatMap { prefix in alphabet.map { prefix + $0 } }
+            out += level
+        }
+        return out
+    }
+
+    @Test(arguments: [true, false])
+    func walkEqualsAutomaton(caseSensitive: Bool) {
+        let texts = Self.all(["a", "b", "A"], upTo: 5).map { Array($0.unicodeScalars) }
+        var compared = 0
+        for source in Self.all(["a", "b", "?", "*", "$(lower)"], upTo: 4) {
+            let tokens = AppleMatcher.Pattern.tokenize(
+                AppleMatcher.Pattern.units(of: source, decodesEscapes: false), variables: AppleMatcher.Pattern.Variables())
+            let automaton = AppleMatcher.Pattern.Automaton(tokens: tokens, caseSensitive: caseSensitive, optionalTrailingSlashStar: false)
+            let steps = tokens.map { token -> AppleMatcher.Pattern.Automaton.Step? in
+                switch token {
+                case let .literal(c): return .scalar(caseSensitive ? c : AppleMatcher.Pattern.fold(c))
+                case .any: return .any
+                case let .charClass(k): return .charClass(k, caseInsensitive: !caseSensitive)
+                default: return nil
+                }
+            }
+            for text in texts {
+                let folded = caseSensitive ? text : AppleMatcher.Pattern.fold(text)
+                #expect(
+                    AppleMatcher.Pattern.wildcardMatch(steps, folded) == automaton.matches(folded), "\(source) on \(String(String.UnicodeScalarView(text)))")
+                compared += 1
+            }
+        }
+        #expect(compared == 781 * 364)
+    }
+}
