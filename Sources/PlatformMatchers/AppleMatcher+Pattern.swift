@@ -438,6 +438,8 @@ extension AppleMatcher {
     public struct Glob: Sendable {
         private let pattern: Pattern
 
+        /// Compiles `source`; `AppleMatcher.Glob("/post/*/?*").matches("/post/a/b")` is true.
+        /// An undefined `$(name)` makes a glob that matches nothing.
         public init(_ source: String) {
             var ignored: [String] = []
             pattern = Pattern(
@@ -445,6 +447,7 @@ extension AppleMatcher {
                 variables: Pattern.Variables(), warnings: &ignored)
         }
 
+        /// Whether the whole of `text` matches, compared as written (no decoding, no path rules).
         public func matches(_ text: String) -> Bool {
             pattern.matches(text.unicodeScalars)
         }
