@@ -5,7 +5,11 @@ import PackageDescription
 
 let package = Package(
     name: "Linkwell",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    // SwiftPM declares platforms per package; these are the lowest LinkRouting (the library the apps
+    // import) needs: JSONDecoder.allowsJSON5 is macOS 12 / iOS 15, nothing newer is used. The
+    // server targets run on Linux, where platforms do not apply (on macOS they would need macOS 15
+    // for Synchronization's Mutex).
+    platforms: [.macOS(.v12), .iOS(.v15)],
     products: [
         // The library the iOS/Android-side Swift code imports to parse the same links the server claims.
         .library(name: "LinkRouting", targets: ["LinkRouting"]),
@@ -21,6 +25,8 @@ let package = Package(
         // Strict JSON reader/writer with positions, shared by the matchers, templates and logs.
         .target(name: "LinkwellJSON"),
         .target(name: "Association", dependencies: ["LinkRouting", "PlatformMatchers", "LinkwellJSON"]),
+        // Route table → the apps' router source (Swift, Kotlin) and platform files (manifest, plists).
+        .target(name: "Codegen", dependencies: ["LinkRouting"]),
         .target(name: "LandingPages", dependencies: ["LinkRouting", "LinkwellJSON", "CQRencode"]),
         .systemLibrary(
             name: "CMicroHTTPD",
@@ -40,8 +46,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "linkwell",
-            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "LinkServer"]
+            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "LinkServer", "Codegen"]
         ),
+        // The reference side of tests/live/test_codegen.py: LinkRouting's answers for a URL corpus.
+        .executableTarget(name: "codegen-reference", dependencies: ["LinkRouting", "Association"], path: "Tests/CodegenReference"),
         // Route-resolution / load / reload benchmark (bench/run, BENCHMARKS.md). Run in release mode.
         .executableTarget(
             name: "linkwell-bench",
@@ -52,6 +60,7 @@ let package = Package(
         .testTarget(name: "PlatformMatchersTests", dependencies: ["PlatformMatchers", "LinkwellJSON"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AssociationTests", dependencies: ["Association", "LinkRouting", "PlatformMatchers", "LinkwellJSON"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LandingPagesTests", dependencies: ["LandingPages", "LinkRouting", "LinkwellJSON"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "CodegenTests", dependencies: ["Codegen", "LinkRouting", "PlatformMatchers"], resources: [.copy("Fixtures")]),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"]),
         .testTarget(name: "LinkServerTests", dependencies: ["LinkServer", "LinkRouting", "Association", "LandingPages", "MicroHTTP", "PlatformMatchers", "LinkwellJSON"]),
     ],

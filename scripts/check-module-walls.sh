@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The module walls (docs/architecture.md): MicroHTTP imports no Linkwell module; LinkRouting, the
 # library the apps import, imports nothing of Linkwell's and holds no platform-matcher code;
-# PlatformMatchers does not depend on the routing core. Exit 1 with each breach named.
+# PlatformMatchers does not depend on the routing core; Codegen depends on LinkRouting only. Exit 1 with each breach named.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
@@ -23,6 +23,8 @@ check_imports MicroHTTP 'MicroHTTP'
 check_imports LinkRouting 'LinkRouting'
 check_imports LinkwellJSON 'LinkwellJSON'
 check_imports PlatformMatchers 'PlatformMatchers|LinkwellJSON'
+# The code generators are pure functions of the route table: nothing of the server or the matchers.
+check_imports Codegen 'Codegen|LinkRouting'
 
 # No matcher code in LinkRouting: none of the emulators' type names is declared there.
 matcher_types='AppleMatcher|AppleDecision|AppleSubstitutionVariables|AASAFormatError|AndroidPatternMatcher|AndroidURI|AndroidJSON|DynamicAppLinkRules|AssetLinksFile|AssetLinksReader|JSONValue'
@@ -41,9 +43,10 @@ def deps(name):
 bad = [d for d in deps("MicroHTTP") if d != "CMicroHTTPD"]
 bad += [d for d in deps("LinkRouting")]
 bad += [d for d in deps("PlatformMatchers") if d != "LinkwellJSON"]
+bad += [d for d in deps("Codegen") if d != "LinkRouting"]
 if bad:
     print("module wall: Package.swift gives a walled target Linkwell dependencies: " + ", ".join(bad), file=sys.stderr); sys.exit(1)
 PY
 
-[ $status -eq 0 ] && echo "module walls: MicroHTTP, LinkRouting, LinkwellJSON and PlatformMatchers import only what they may"
+[ $status -eq 0 ] && echo "module walls: MicroHTTP, LinkRouting, LinkwellJSON, PlatformMatchers and Codegen import only what they may"
 exit $status

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Linkwell needs on Debian, only what is missing. Used by `make run` and `make test`.
 #   scripts/install-deps.sh build   — the C libraries the build links (libmicrohttpd, libqrencode)
-#   scripts/install-deps.sh test    — plus curl, nginx, caddy, chromium, a JRE and a Python venv
+#   scripts/install-deps.sh test    — plus curl, nginx, caddy, chromium, a JRE, kotlinc and a Python venv
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-build}"
@@ -9,7 +9,7 @@ mode="${1:-build}"
 pkgs=(libmicrohttpd-dev libqrencode-dev pkg-config)
 if [ "$mode" = "test" ]; then
   pkgs+=(curl nginx-light caddy chromium chromium-driver default-jre-headless python3-venv wrk
-         podman runc debootstrap lld iproute2 systemd)
+         podman runc debootstrap lld iproute2 systemd kotlin)
 fi
 
 missing=()

@@ -12,6 +12,7 @@ let commands: [String: any LinkwellCommand.Type] = [
     "serve": ServeCommand.self,
     "doctor": DoctorCommand.self,
     "healthcheck": HealthcheckCommand.self,
+    "codegen": CodegenCommand.self,
 ]
 
 let topHelp = """
@@ -34,6 +35,7 @@ let topHelp = """
       routes                    List the routes of every site.
       verify                    Run the Apple or Android matcher on any association file (swcutil stand-in).
       doctor                    Check a live deployment over HTTPS the way Apple and Google fetch it.
+      codegen                   Generate the apps' link router (Swift, Kotlin), intent filters and plists.
       healthcheck               GET a loopback URL and exit 0 on 2xx (container HEALTHCHECK; no curl needed).
 
       See 'linkwell <subcommand> --help' for detailed help.
