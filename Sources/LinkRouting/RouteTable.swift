@@ -459,8 +459,13 @@ extension PathPattern {
                 guard i < segments.count, segments[i] == l else { return nil }
             case let .param(name, prefix, suffix, oneOf):
                 guard i < segments.count, let raw = PathTrie.paramValue(segments[i], prefix: prefix, suffix: suffix) else { return nil }
-                let value = PercentEncoding.decode(Array(raw.utf8))
-                if let oneOf, !oneOf.contains(value) { return nil }
+                var value = PercentEncoding.decode(Array(raw.utf8))
+                if let oneOf {
+                    // Strings compare by canonical equivalence: report the config's spelling of the
+                    // value (as the generated routers' enums do), not the link's.
+                    guard let listed = oneOf.first(where: { $0 == value }) else { return nil }
+                    value = listed
+                }
                 params[name] = value
             case let .rest(name):
                 let tail = segments.count > i ? segments[i...].joined(separator: "/") : ""

@@ -61,6 +61,18 @@ EXTRA = {
       routes: [{ name: "item", path: "/item/{id}" }, { name: "legal", path: "/legal/{doc}.pdf" }] },
   ],
 }""",
+    # oneOf values compared as Swift compares strings (canonical equivalence): the Kotlin side
+    # must accept "cafe\u0301" for "caf\u00e9" and U+2126 OHM SIGN for U+03A9 too.
+    "unicode": """{
+  sites: [
+    { domains: ["menu.example"],
+      ios: [{ teamID: "ABCDE12345", bundleID: "com.menu.app", schemes: ["menu"] }],
+      routes: [
+        { name: "dish", path: "/dish/{name}", params: { name: { oneOf: ["caf\u00e9", "\u03a9", "na\u00efve"] } } },
+        { name: "any", path: "/any/{name}/{rest*}" },
+      ] },
+  ],
+}""",
 }
 
 
@@ -112,7 +124,8 @@ def type_name(key, site):
 def hostile_segments():
     return ["%FF", "%C3", "%ED%A0%80", "%F0%80%80A", "%E2%82", "%F4%90%80%80", "%", "%zz", "%2", "a+b", "%2B",
             "K\u212a", "e\u0301", "caf\u00e9", "\u65e5\u672c", "a b", "%2E%2E", "..", ".", "%2F", "a%2Fb", "%23x", "%3F", "%26%3D",
-            "\U0001F600", "A%C3%A9", "%c3%a9"]
+            "\U0001F600", "A%C3%A9", "%c3%a9", "cafe\u0301", "cafe%CC%81", "caf%C3%A9", "\u2126", "%E2%84%A6", "\u03a9",
+            "nai\u0308ve", "na%C3%AFve"]
 
 
 def corpus(configs, sites):

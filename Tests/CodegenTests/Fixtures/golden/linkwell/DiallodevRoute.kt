@@ -192,8 +192,8 @@ private object DiallodevRouteTable {
                 1 -> {
                     if (i >= segs.size) return null
                     val raw = paramValue(segs[i], seg.prefix, seg.suffix) ?: return null
-                    val value = decode(raw)
-                    if (seg.oneOf != null && seg.oneOf.none { same(it, value) }) return null
+                    var value = decode(raw)
+                    if (seg.oneOf != null) value = seg.oneOf.firstOrNull { same(it, value) } ?: return null
                     params[seg.name] = value
                 }
                 else -> {

@@ -169,8 +169,11 @@ private enum FitconnectRouteTable {
                 guard i < segs.count, segs[i] == l else { return nil }
             case let .param(name, prefix, suffix, oneOf):
                 guard i < segs.count, let raw = paramValue(segs[i], prefix: prefix, suffix: suffix) else { return nil }
-                let value = decode(raw)
-                if let oneOf, !oneOf.contains(value) { return nil }
+                var value = decode(raw)
+                if let oneOf {
+                    guard let listed = oneOf.first(where: { $0 == value }) else { return nil }
+                    value = listed
+                }
                 params[name] = value
             case let .rest(name):
                 let tail = segs.count > i ? segs[i...].joined(separator: "/") : ""
