@@ -219,7 +219,7 @@ enum Naming {
 
     static func lowerCamel(_ s: String) -> String {
         // A name that is already an identifier keeps its spelling (`aiWorkspace`, `postId`).
-        if isIdentifier(s), let f = s.first, f.isLowercase { return s }
+        if isIdentifier(s), let f = s.first, f.isLowercase, !s.contains("_") { return s }
         let w = words(s)
         guard let first = w.first else { return "value" }
         var out = first.lowercased() + w.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()

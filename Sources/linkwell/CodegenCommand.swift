@@ -33,6 +33,8 @@ enum CodegenCommand: LinkwellCommand {
             `codegen --check DIR` reruns that command and compares, so an app's CI fails when the
             route table changed and the file did not. Run it where the header's config path is
             valid (where the files were generated), or give the config with --config.
+            Without --output one file goes to stdout (kotlin: the JVM one, without the
+            android.net.Uri file); a site with several apps needs --output.
             """
     )
 

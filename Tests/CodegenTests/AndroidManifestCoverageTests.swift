@@ -98,6 +98,7 @@ struct CodegenNamingTests {
         ("b.c", "bC", "BC", "B_C"),
         ("64bit", "_64bit", "_64bit", "_64BIT"),
         ("fitconnect.app", "fitconnectApp", "FitconnectApp", "FITCONNECT_APP"),
+        ("utm_source", "utmSource", "UtmSource", "UTM_SOURCE"),
     ])
     func names(input: String, lower: String, upper: String, snake: String) {
         #expect(Naming.lowerCamel(input) == lower)
