@@ -31,15 +31,18 @@ static inline void CMicroHTTPD_format_log(void *cls, const char *format, va_list
 // MHD_start_daemon is variadic, which Swift cannot call: pass every option through one
 // MHD_OPTION_ARRAY (terminated by MHD_OPTION_END) and install the logger first, as MHD asks.
 // The port argument is 0 because the caller always binds with MHD_OPTION_SOCK_ADDR.
+// `accept_policy` (may be NULL) sees every accepted connection before MHD sets it up.
 static inline struct MHD_Daemon *CMicroHTTPD_start_daemon(unsigned int flags,
+                                                          MHD_AcceptPolicyCallback accept_policy,
+                                                          void *accept_policy_context,
                                                           MHD_AccessHandlerCallback handler,
                                                           void *handler_context,
                                                           const struct CMicroHTTPD_Logger *logger,
                                                           struct MHD_OptionItem *options) {
   if (NULL == logger)
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
+    return MHD_start_daemon(flags, 0, accept_policy, accept_policy_context, handler, handler_context,
                             MHD_OPTION_ARRAY, options, MHD_OPTION_END);
-  return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
+  return MHD_start_daemon(flags, 0, accept_policy, accept_policy_context, handler, handler_context,
                           MHD_OPTION_EXTERNAL_LOGGER, &CMicroHTTPD_format_log, (void *) logger,
                           MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
@@ -57,6 +60,29 @@ static inline unsigned int CMicroHTTPD_get_http_status(struct MHD_Connection *co
   const union MHD_ConnectionInfo *info =
       MHD_get_connection_info(connection, MHD_CONNECTION_INFO_HTTP_STATUS);
   return NULL == info ? 0 : info->http_status;
+}
+
+// MHD_get_connection_info is variadic: fixed-arity wrapper for the connection's socket; -1 when unknown.
+static inline int CMicroHTTPD_get_connection_fd(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  return NULL == info ? -1 : (int) info->connect_fd;
+}
+
+// MHD_get_connection_info is variadic: fixed-arity wrapper for the pointer the application set in
+// MHD_OPTION_NOTIFY_CONNECTION's callback for this socket; NULL when none.
+static inline void *CMicroHTTPD_get_socket_context(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return NULL == info ? NULL : info->socket_context;
+}
+
+// MHD_get_connection_info is variadic: fixed-arity wrapper for the size in bytes of the request
+// head (request line, header lines and their line ends) MHD parsed; 0 when not yet known.
+static inline size_t CMicroHTTPD_get_request_head_size(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+  return NULL == info ? 0 : info->header_size;
 }
 
 // MHD_get_daemon_info is variadic: fixed-arity wrapper for the number of open connections

@@ -94,7 +94,16 @@ extension LinkwellConfig {
             out.append(Diagnostic(.error, at: "server.perIPConnectionLimit", value: String(v), "server.perIPConnectionLimit cannot be negative", fix: "0 means no per-address limit"))
         }
         if let m = server.requestHeaderMemoryBytes, m >= 1, m < 4096 {
-            out.append(Diagnostic(.error, at: "server.requestHeaderMemoryBytes", value: String(m), "\(m) bytes cannot hold a browser's request headers", fix: "use at least 4096 (the default is 8192; 16384 for cookie-heavy domains)"))
+            out.append(Diagnostic(.error, at: "server.requestHeaderMemoryBytes", value: String(m), "\(m) bytes cannot hold a browser's request headers", fix: "use at least 4096, or remove it: by default the pool is sized for server.requestHeadBytes"))
+        }
+        if let b = server.requestHeadBytes, !(1024...65536).contains(b) {
+            out.append(Diagnostic(.error, at: "server.requestHeadBytes", value: String(b), "server.requestHeadBytes must be between 1024 and 65536", fix: "remove it to use the default 16384 (what an iPhone with 80 analytics cookies needs)"))
+        }
+        if let m = server.requestHeaderMemoryBytes, case let b = server.requestHeadBytes ?? 16384, m >= 4096, m < b + 4096 {
+            out.append(Diagnostic(.error, at: "server.requestHeaderMemoryBytes", value: String(m), "a pool of \(m) bytes cannot hold a request head of server.requestHeadBytes (\(b)) plus the response headers", fix: "remove server.requestHeaderMemoryBytes (it is sized from requestHeadBytes by default) or make it at least \(b + 4096)"))
+        }
+        if let t = server.requestHeadTimeoutSeconds, t < 0 || !t.isFinite || t > 3600 {
+            out.append(Diagnostic(.error, at: "server.requestHeadTimeoutSeconds", value: String(t), "server.requestHeadTimeoutSeconds must be between 0 and 3600", fix: "use a number of seconds, e.g. 10 (the default); 0 turns the deadline off"))
         }
         if let d = server.shutdownDeadlineSeconds, d < 0 {
             out.append(Diagnostic(.error, at: "server.shutdownDeadlineSeconds", value: String(d), "a deadline cannot be negative", fix: "use a number of seconds, e.g. 10"))

@@ -437,12 +437,16 @@ public struct ServerSettings: Codable, Sendable, Equatable {
     public var associationCacheControl: String?
     /// Open connections per listen address (default 4096); beyond it new ones are closed at once.
     public var connectionLimit: Int?
-    /// Open connections from one client IP per listen address; default `0`, no limit.
+    /// Open connections from one client IP (default 128; `0` = no limit); `trustedProxies` are exempt.
     public var perIPConnectionLimit: Int?
-    /// Seconds before an idle or stalled connection is closed (default 30; `0` = never).
+    /// Seconds before a connection that sends nothing is closed (default 30; `0` = never).
     public var connectionTimeoutSeconds: Int?
-    /// Memory per connection for the request line and headers (default 8192, at least 4096).
+    /// Advanced: libmicrohttpd's memory per connection (default ``requestHeadBytes`` + 16384).
     public var requestHeaderMemoryBytes: Int?
+    /// Seconds a client has to send a whole request head (default 10; `0` = no deadline).
+    public var requestHeadTimeoutSeconds: Double?
+    /// Request line plus headers, in bytes, answered normally (default 16384; 431 beyond).
+    public var requestHeadBytes: Int?
     /// How long a stopping server waits for open requests, in seconds.
     public var shutdownDeadlineSeconds: Double?
     /// Log the query string of page requests (off by default: it can carry personal data).
@@ -452,7 +456,8 @@ public struct ServerSettings: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case listen, admin, threads, trustedProxies, associationCacheControl, connectionLimit, perIPConnectionLimit,
-            connectionTimeoutSeconds, requestHeaderMemoryBytes, shutdownDeadlineSeconds, logQueryStrings, publicDir
+            connectionTimeoutSeconds, requestHeaderMemoryBytes, requestHeadTimeoutSeconds, requestHeadBytes,
+            shutdownDeadlineSeconds, logQueryStrings, publicDir
     }
 
     /// Creates settings with every key unset (all defaults).

@@ -85,7 +85,7 @@ public struct EventLog: Sendable {
 
     static func text(_ v: Value) -> String {
         switch v {
-        case let .string(s): return s.contains(" ") || s.isEmpty ? jsonString(s) : s.unicodeScalars.contains { $0.value < 0x20 } ? jsonString(s) : s
+        case let .string(s): return s.isEmpty || s.unicodeScalars.contains(where: needsQuoting) ? jsonString(s) : s
         case let .int(i): return String(i)
         case let .double(d): return String(format: "%.3f", d)
         case let .bool(b): return b ? "true" : "false"
@@ -93,8 +93,31 @@ public struct EventLog: Sendable {
         }
     }
 
-    /// A JSON string literal (the same escaping as the generated association files).
+    /// A JSON string literal (the escaping of the generated association files), with DEL, the
+    /// C1 controls (U+0080–U+009F: U+009B is a terminal's CSI) and the line separators escaped
+    /// too, so a request path can never drive the terminal that shows the log.
     static func jsonString(_ s: String) -> String {
-        JSONValue.string(s).serialized(.compact)
+        let literal = JSONValue.string(s).serialized(.compact)
+        guard literal.unicodeScalars.contains(where: isInvisibleControl) else { return literal }
+        var out = String.UnicodeScalarView()
+        for scalar in literal.unicodeScalars {
+            if isInvisibleControl(scalar) {
+                let hex = String(scalar.value, radix: 16)
+                out.append(contentsOf: "\\u\(String(repeating: "0", count: 4 - hex.count))\(hex)".unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// DEL, C1 controls, U+2028/U+2029 (JSON allows them raw; terminals and JavaScript do not).
+    static func isInvisibleControl(_ scalar: Unicode.Scalar) -> Bool {
+        (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
+    }
+
+    /// A text-format value that must be written as a JSON string: empty, spaces, `"`, `=`, controls.
+    static func needsQuoting(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value <= 0x20 || scalar == "\"" || scalar == "=" || isInvisibleControl(scalar)
     }
 }

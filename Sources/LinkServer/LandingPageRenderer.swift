@@ -4,20 +4,42 @@ import LinkRouting
 import Synchronization
 import MicroHTTP
 
-/// QR SVGs by URL, shared by a snapshot's requests; bounded (emptied when full).
+/// QR SVGs by URL, shared by a snapshot's requests, bounded by bytes (URL and SVG together):
+/// when a new entry would pass `byteBudget`, the cache is emptied first. An SVG larger than
+/// `largestEntry` (a 2 KB link makes a ~100 KB code) is never kept. A reload builds a new cache
+/// with the new snapshot; the old one goes with the old snapshot.
 final class QRCodeCache: Sendable {
-    private let entries = Mutex<[String: TrustedHTML]>([:])
-    static let capacity = 4096
+    struct State {
+        var entries: [String: TrustedHTML] = [:]
+        var bytes = 0
+    }
+
+    private let state = Mutex(State())
+    let byteBudget: Int
+    let largestEntry: Int
+    static let defaultByteBudget = 4 * 1024 * 1024
+
+    init(byteBudget: Int = QRCodeCache.defaultByteBudget) {
+        self.byteBudget = byteBudget
+        self.largestEntry = byteBudget / 64
+    }
 
     func svg(_ url: String) -> TrustedHTML? {
-        if let hit = entries.withLock({ $0[url] }) { return hit }
+        if let hit = state.withLock({ $0.entries[url] }) { return hit }
         guard let made = LandingRenderer.makeQRCode(url) else { return nil }
-        entries.withLock { cache in
-            if cache.count >= Self.capacity { cache.removeAll(keepingCapacity: true) }
-            cache[url] = made
+        let size = url.utf8.count + made.html.utf8.count
+        guard size <= largestEntry else { return made }
+        state.withLock { state in
+            guard state.entries[url] == nil else { return }
+            if state.bytes + size > byteBudget { state = State() }
+            state.entries[url] = made
+            state.bytes += size
         }
         return made
     }
+
+    /// Bytes held now (URLs and SVGs).
+    var bytes: Int { state.withLock { $0.bytes } }
 }
 
 /// The default `PageRenderer`: the landing pages of module LandingPages (templates from the

@@ -15,12 +15,15 @@ public final class Metrics: Sendable {
 
     struct State {
         var requests: [Key: Int] = [:]
+        /// Requests whose response was not (completely) sent, by outcome.
+        var unsent: [String: Int] = [:]
         var buckets = [Int](repeating: 0, count: Metrics.durationBuckets.count)
         var durationSum = 0.0
         var durationCount = 0
     }
 
     private let state = Mutex(State())
+    private let connectionSource = Mutex<(@Sendable () -> HTTPConnectionStatistics)?>(nil)
     private let reloadSuccesses = Atomic<Int>(0)
     private let reloadFailures = Atomic<Int>(0)
     /// Unix time in milliseconds of the last snapshot that loaded (0: none).
@@ -40,6 +43,20 @@ public final class Metrics: Sendable {
             s.durationSum += seconds
             s.durationCount += 1
         }
+    }
+
+    /// A request whose response could not be sent completely (`outcome`: error, timeout, …).
+    public func recordUnsent(outcome: String) {
+        state.withLock { $0.unsent[outcome, default: 0] += 1 }
+    }
+
+    /// The public listener's connection counters (set once the daemon runs).
+    public func attach(connectionStatistics: @escaping @Sendable () -> HTTPConnectionStatistics) {
+        connectionSource.withLock { $0 = connectionStatistics }
+    }
+
+    public func connectionStatistics() -> HTTPConnectionStatistics? {
+        connectionSource.withLock { $0 }?()
     }
 
     public func recordReload(success: Bool, at date: Date = Date()) {
@@ -64,6 +81,27 @@ public final class Metrics: Sendable {
         out += "# TYPE linkwell_requests_total counter\n"
         for (key, count) in s.requests.sorted(by: { ($0.key.site, $0.key.kind.rawValue, $0.key.status) < ($1.key.site, $1.key.kind.rawValue, $1.key.status) }) {
             out += "linkwell_requests_total{site=\"\(Self.label(key.site))\",kind=\"\(key.kind.rawValue)\",status=\"\(key.status)\"} \(count)\n"
+        }
+        out += "# HELP linkwell_requests_unsent_total Requests whose response was not completely sent, by outcome.\n"
+        out += "# TYPE linkwell_requests_unsent_total counter\n"
+        for (outcome, count) in s.unsent.sorted(by: { $0.key < $1.key }) {
+            out += "linkwell_requests_unsent_total{outcome=\"\(Self.label(outcome))\"} \(count)\n"
+        }
+        if let c = connectionStatistics() {
+            out += "# HELP linkwell_connections_open Connections open on the public listener.\n"
+            out += "# TYPE linkwell_connections_open gauge\n"
+            out += "linkwell_connections_open \(c.open)\n"
+            out += "# HELP linkwell_connections_limit Connections the public listener accepts (server.connectionLimit × listen addresses).\n"
+            out += "# TYPE linkwell_connections_limit gauge\n"
+            out += "linkwell_connections_limit \(c.limit)\n"
+            out += "# HELP linkwell_connections_refused_total New connections closed at once, by reason.\n"
+            out += "# TYPE linkwell_connections_refused_total counter\n"
+            for reason in ConnectionRefusal.allCases {
+                out += "linkwell_connections_refused_total{reason=\"\(reason.rawValue)\"} \(c.refused[reason] ?? 0)\n"
+            }
+            out += "# HELP linkwell_connections_closed_total Connections closed by the server, by reason.\n"
+            out += "# TYPE linkwell_connections_closed_total counter\n"
+            out += "linkwell_connections_closed_total{reason=\"request_head_deadline\"} \(c.closedByHeadDeadline)\n"
         }
         out += "# HELP linkwell_request_duration_seconds Time to compute a response.\n"
         out += "# TYPE linkwell_request_duration_seconds histogram\n"

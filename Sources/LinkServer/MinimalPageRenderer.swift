@@ -11,12 +11,8 @@ public struct MinimalPageRenderer: PageRenderer {
         self.table = table
     }
 
-    static let headers: [(String, String)] = [
-        ("Content-Type", "text/html; charset=utf-8"),
-        ("Cache-Control", "no-cache"),
-        ("X-Content-Type-Options", "nosniff"),
-        ("Referrer-Policy", "no-referrer"),
-    ]
+    /// The landing pages' headers: the same strict CSP and security headers.
+    static let headers: [(String, String)] = LandingRenderer.pageHeaders.filter { $0.0 != "Vary" }
 
     public func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> HTTPResponse {
         let title = site.config.landing?.appName ?? site.iosApps.first?.name ?? site.androidApps.first?.name ?? site.name

@@ -28,6 +28,29 @@ public enum Responder {
     public static let assetLinksPath: Substring = "/.well-known/assetlinks.json"
 
     public static func respond(_ snapshot: Snapshot, _ facts: RequestFacts) -> ResponderResult {
+        var result = route(snapshot, facts)
+        result.response = secured(result.response)
+        return result
+    }
+
+    /// The headers every HTML response carries, whatever renderer or template made it.
+    public static let htmlSecurityHeaders: [(String, String)] = LandingRenderer.pageHeaders.filter {
+        ["Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options", "Referrer-Policy"].contains($0.0)
+    }
+
+    /// Adds the missing `htmlSecurityHeaders` to an HTML response (a renderer plugged in through
+    /// `PageRenderer` cannot forget them).
+    static func secured(_ response: HTTPResponse) -> HTTPResponse {
+        guard case let .dynamic(status, headers, body) = response,
+              let type = headers.first(where: { $0.0.lowercased() == "content-type" })?.1, type.hasPrefix("text/html") else {
+            return response
+        }
+        let present = Set(headers.map { $0.0.lowercased() })
+        let missing = htmlSecurityHeaders.filter { !present.contains($0.0.lowercased()) }
+        return missing.isEmpty ? response : .dynamic(status: status, headers: headers + missing, body: body)
+    }
+
+    static func route(_ snapshot: Snapshot, _ facts: RequestFacts) -> ResponderResult {
         let trust = snapshot.proxyTrust.resolve(facts)
         func result(_ response: HTTPResponse, _ kind: RequestKind, site: String? = nil, route: String? = nil) -> ResponderResult {
             ResponderResult(response: response, kind: kind, site: site, route: route, client: trust.client, scheme: trust.scheme)
@@ -47,7 +70,8 @@ public enum Responder {
         let path = facts.rawPath
 
         if hasDotSegment(path) {
-            return result(snapshot.renderer.notFound(site: compiled, request: facts), .notFound, site: site.name)
+            // A browser removes dot segments before sending; nginx refuses those above the root.
+            return result(plain(400, "Bad Request: the path has a '.' or '..' segment (raw or %2e-encoded).\n"), .error, site: site.name)
         }
         if aasaPaths.contains(path) {
             guard let aasa = site.aasa else {

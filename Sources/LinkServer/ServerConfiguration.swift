@@ -28,11 +28,24 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var trustedProxies: [IPNetwork] = ProxyTrust.defaultCIDRs.compactMap(IPNetwork.init)
     /// `Cache-Control` of the association files.
     public var associationCacheControl: String = defaultCacheControl
+    /// Open connections per listen address; beyond it a new one is closed at once and counted.
     public var connectionLimit: Int = 4096
-    /// 0: no per-address limit.
-    public var perIPConnectionLimit: Int = 0
+    /// Open connections from one client address; 0 = none. `trustedProxies` are exempt.
+    public var perIPConnectionLimit: Int = 128
+    /// Seconds without a byte after which a connection is closed.
     public var connectionTimeoutSeconds: Int = 30
-    public var requestHeaderMemoryBytes: Int = 8 * 1024
+    /// Seconds a client has to send a whole request head (docs/limits.md).
+    public var requestHeadTimeoutSeconds: Double = 10
+    /// Request line plus headers answered normally (431 beyond). 16 KB: what a browser with a
+    /// domain's worth of analytics cookies sends; nginx's default is 8 KB a line, 32 KB in all.
+    public var requestHeadBytes: Int = 16 * 1024
+    /// One request line or header line, as nginx (`large_client_header_buffers 4 8k`).
+    public var requestLineBytes: Int = 8 * 1024
+    /// libmicrohttpd's pool per connection; nil = sized from the head budget
+    /// (`HTTPDaemonOptions.effectiveConnectionMemoryLimit`).
+    public var requestHeaderMemoryBytes: Int?
+    /// Only these methods are answered (405 for the rest, before any body is read).
+    public static let allowedMethods = ["GET", "HEAD"]
     /// How long a stopping server waits for requests in flight.
     public var shutdownDeadlineSeconds: Double = 10
     public var logQueryStrings: Bool = false
@@ -98,21 +111,35 @@ public struct ServerConfiguration: Sendable, Equatable {
         if let v = s.perIPConnectionLimit { c.perIPConnectionLimit = v }
         if let v = s.connectionTimeoutSeconds { c.connectionTimeoutSeconds = v }
         if let v = s.requestHeaderMemoryBytes { c.requestHeaderMemoryBytes = v }
+        if let v = s.requestHeadTimeoutSeconds { c.requestHeadTimeoutSeconds = v }
+        if let v = s.requestHeadBytes {
+            c.requestHeadBytes = v
+            c.requestLineBytes = min(c.requestLineBytes, v)
+        }
         if let v = s.shutdownDeadlineSeconds { c.shutdownDeadlineSeconds = v }
         if let v = s.logQueryStrings { c.logQueryStrings = v }
         return (c, out)
     }
 
-    /// The public daemon's options.
-    public func daemonOptions(logger: (@Sendable (String) -> Void)? = nil) -> HTTPDaemonOptions {
+    /// The public daemon's options: the limits of docs/limits.md.
+    public func daemonOptions(
+        logger: (@Sendable (String) -> Void)? = nil, onConnectionEvent: (@Sendable (HTTPConnectionEvent) -> Void)? = nil
+    ) -> HTTPDaemonOptions {
         HTTPDaemonOptions(
             listen: listen, threads: threads, connectionLimit: connectionLimit, perIPConnectionLimit: perIPConnectionLimit,
-            connectionTimeoutSeconds: connectionTimeoutSeconds, connectionMemoryLimit: requestHeaderMemoryBytes, logger: logger)
+            perIPLimitExemptions: trustedProxies, connectionTimeoutSeconds: connectionTimeoutSeconds,
+            requestHeadTimeoutSeconds: requestHeadTimeoutSeconds,
+            headLimits: RequestHeadLimits(headBytes: requestHeadBytes, lineBytes: requestLineBytes, allowedMethods: Self.allowedMethods),
+            connectionMemoryLimit: requestHeaderMemoryBytes, requestBodyLimit: 0, logger: logger, onConnectionEvent: onConnectionEvent)
     }
 
     /// The admin daemon's options (one thread, a few connections); nil when the admin listener is off.
     public func adminDaemonOptions(logger: (@Sendable (String) -> Void)? = nil) -> HTTPDaemonOptions? {
-        admin.map { HTTPDaemonOptions(listen: [$0], threads: 1, connectionLimit: 64, connectionTimeoutSeconds: 10, logger: logger) }
+        admin.map {
+            HTTPDaemonOptions(
+                listen: [$0], threads: 1, connectionLimit: 64, connectionTimeoutSeconds: 10,
+                headLimits: RequestHeadLimits(allowedMethods: Self.allowedMethods), requestBodyLimit: 0, logger: logger)
+        }
     }
 }
 

@@ -1,5 +1,8 @@
 import Association
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import LandingPages
 import LinkRouting
 import Synchronization
@@ -36,6 +39,15 @@ public final class ServerRuntime: Sendable {
         let (loaded, report) = LoadedConfig.load(path: configPath)
         guard let loaded else { return (nil, report) }
         let dir = Snapshot.publicDirectory(settings: loaded.validated.config.server, configPath: configPath)
+        if let configured = loaded.validated.config.server?.publicDir, let dir, !Snapshot.isDirectory(dir) {
+            var failed = report
+            failed.diagnostics.append(Diagnostic(
+                .error, file: configPath, at: "server.publicDir", value: configured,
+                "server.publicDir is '\(configured)', but \(dir) is not a directory; without it the landing pages would have no CSS, images or templates",
+                fix: "create the folder (copy the repository's public/), correct the path (relative paths start at the config file's folder), or remove server.publicDir"))
+            failed.validated = nil
+            return (nil, failed)
+        }
         do {
             return (try Snapshot(loaded: loaded, publicDirectory: dir), report)
         } catch {
@@ -64,6 +76,9 @@ public final class ServerRuntime: Sendable {
                 return false
             }
             current.withLock { $0 = snapshot }
+            // The old snapshot (and its caches) is freed once the last request using it is done;
+            // hand the freed heap back to the system instead of keeping the high-water mark.
+            _ = malloc_trim(0)
             metrics.recordReload(success: true)
             log.event("reloaded", [
                 ("reason", .string(reason)), ("config", .string(configPath)),
@@ -92,45 +107,87 @@ public final class ServerRuntime: Sendable {
             let result = Responder.respond(snapshot, facts)
             let elapsed = ContinuousClock.now - start
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            runtime.completed(result, facts: facts, snapshot: snapshot, seconds: seconds)
+            // Logged and counted by `requestCompleted`, once the response is really sent.
+            request.attach(AnsweredRequest(
+                site: result.site, kind: result.kind, route: result.route, client: result.client, scheme: result.scheme,
+                path: snapshot.logQueryStrings ? facts.rawTarget : String(facts.rawPath), seconds: seconds))
             return result.response
         }
     }
 
-    func completed(_ result: ResponderResult, facts: RequestFacts, snapshot: Snapshot, seconds: Double) {
-        let status = result.response.status
-        metrics.record(site: result.site, kind: result.kind, status: status, seconds: seconds)
-        let bytes: Int
-        if facts.method == "HEAD" {
-            bytes = 0
+    /// What the public handler knew about a request, handed to the completion hook.
+    struct AnsweredRequest: Sendable {
+        var site: String?
+        var kind: RequestKind
+        var route: String?
+        var client: String
+        var scheme: String
+        var path: String
+        /// Time to compute the response.
+        var seconds: Double
+    }
+
+    /// The daemon's completion hook, called once per request after its response was sent (or
+    /// failed): one log line and one count per request — including those refused before the
+    /// handler (RFC 9112 checks, limits) and those libmicrohttpd answered itself (431, 505, …).
+    /// A connection that closed before its head was complete is no request: the connection
+    /// counters report it.
+    public func requestCompleted(_ summary: HTTPRequestSummary) {
+        guard summary.headComplete || summary.status != 0 else { return }
+        let answered = summary.annotation as? AnsweredRequest
+        let kind = answered?.kind ?? .error
+        let sent = summary.outcome == .completed
+        let seconds = answered?.seconds ?? Double(summary.durationNanos) / 1e9
+        if sent {
+            metrics.record(site: answered?.site, kind: kind, status: summary.status, seconds: seconds)
         } else {
-            switch result.response {
-            case let .prepared(p): bytes = p.bodyCount
-            case let .dynamic(_, _, body): bytes = body.count
-            }
+            metrics.recordUnsent(outcome: Self.outcomeName(summary.outcome))
         }
         guard accessLog else { return }
-        let path = snapshot.logQueryStrings ? facts.rawTarget : String(facts.rawPath)
+        let path = answered?.path ?? logPath(summary.rawTarget)
         log.event("request", [
-            ("site", result.site.map { .string($0) }), ("method", .string(facts.method)), ("path", .string(path)),
-            ("status", .int(status)), ("bytes", .int(bytes)), ("duration_ms", .double(seconds * 1000)),
-            ("client", .string(result.client)), ("scheme", .string(result.scheme)), ("route", result.route.map { .string($0) }),
-            ("kind", .string(result.kind.rawValue)),
+            ("site", answered?.site.map { .string($0) }), ("method", .string(summary.method)), ("path", .string(path)),
+            ("status", .int(sent ? summary.status : 0)),
+            ("intended_status", sent ? nil : .int(summary.status)),
+            ("outcome", sent ? nil : .string(Self.outcomeName(summary.outcome))),
+            ("bytes", .int(sent ? summary.bodyBytes : 0)), ("duration_ms", .double(Double(summary.durationNanos) / 1e6)),
+            ("client", .string(answered?.client ?? summary.peerAddress)), ("scheme", answered.map { .string($0.scheme) }),
+            ("route", answered?.route.map { .string($0) }), ("kind", .string(kind.rawValue)),
+            ("rejected_by", summary.rejectedBy.map { .string($0 == .headCheck ? "linkwell" : "libmicrohttpd") }),
         ])
     }
 
-    /// The daemon's completion hook: logs and counts the requests libmicrohttpd answered itself
-    /// (431, 414, 400 for a malformed request), which the handler never saw.
-    public func requestCompleted(_ summary: HTTPRequestSummary) {
-        guard summary.method.isEmpty, summary.status != 0 else { return }
-        let seconds = Double(summary.durationNanos) / 1e9
-        metrics.record(site: nil, kind: .error, status: summary.status, seconds: seconds)
-        guard accessLog else { return }
-        log.event("request", [
-            ("method", .string("")), ("path", .string("")), ("status", .int(summary.status)),
-            ("bytes", .int(summary.bodyBytes)), ("duration_ms", .double(seconds * 1000)),
-            ("client", .string(summary.peerAddress)), ("kind", .string(RequestKind.error.rawValue)),
-        ])
+    /// A refused request's target for the log: the path only (unless query strings are logged),
+    /// at most 512 bytes.
+    private func logPath(_ target: String) -> String {
+        let path = snapshot.logQueryStrings ? target : String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        return path.utf8.count <= 512 ? path : String(decoding: path.utf8.prefix(512), as: UTF8.self) + "…"
+    }
+
+    static func outcomeName(_ outcome: HTTPRequestSummary.Outcome) -> String {
+        switch outcome {
+        case .completed: "completed"
+        case .error: "error"
+        case .timeout: "timeout"
+        case .shutdown: "shutdown"
+        case .clientAbort: "client_abort"
+        case .headDeadline: "head_deadline"
+        }
+    }
+
+    /// The daemon's connection events (at most one line per kind and second).
+    public func connectionEvent(_ event: HTTPConnectionEvent) {
+        switch event {
+        case let .refused(reason, count, addresses):
+            log.event("connections_refused", [("reason", .string(reason.rawValue)), ("count", .int(count)), ("clients", .strings(addresses))])
+        case let .headDeadline(count, addresses):
+            log.event("connections_closed", [("reason", .string("request_head_deadline")), ("count", .int(count)), ("clients", .strings(addresses))])
+        }
+    }
+
+    /// Where `/metrics` and `/readyz` read the public listener's connection counters.
+    public func attach(connectionStatistics: @escaping @Sendable () -> HTTPConnectionStatistics) {
+        metrics.attach(connectionStatistics: connectionStatistics)
     }
 
     struct AdminHandler: HTTPHandler {
@@ -145,6 +202,9 @@ public final class ServerRuntime: Sendable {
                 return Responder.plain(200, "ok\n")
             case "/readyz":
                 _ = runtime.snapshot  // a runtime always holds a validated snapshot
+                if let stats = runtime.metrics.connectionStatistics(), stats.saturated {
+                    return Responder.plain(503, "saturated: \(stats.open) of \(stats.limit) connections open; new clients are refused at \(stats.limit)\n")
+                }
                 return Responder.plain(200, "ready\n")
             case "/metrics":
                 return .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")],
@@ -155,3 +215,11 @@ public final class ServerRuntime: Sendable {
         }
     }
 }
+
+#if os(Linux)
+/// glibc's `malloc_trim` (in <malloc.h>, which the Glibc module does not export).
+@_silgen_name("malloc_trim")
+private func malloc_trim(_ pad: Int) -> Int32
+#else
+private func malloc_trim(_ pad: Int) -> Int32 { 0 }
+#endif

@@ -65,6 +65,11 @@ public final class Snapshot: Sendable {
         sites[compiled.index]
     }
 
+    static func isDirectory(_ path: String) -> Bool {
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+    }
+
     /// Where `public/` is for a config file: `server.publicDir` (relative to the config file's
     /// folder), else `public` beside the config folder (the repository's `public/`), else
     /// `./public`. Nil when none exists.

@@ -15,6 +15,9 @@ final class DaemonContext: @unchecked Sendable {
     let logger: (@Sendable (String) -> Void)?
     let summaryHeaders: [String]
     let requestBodyLimit: Int
+    let headLimits: RequestHeadLimits
+    let tracker: ConnectionTracker
+    /// Requests whose head is complete and whose response is not finished.
     let inFlight = Atomic<Int>(0)
     let quiescing = Atomic<Bool>(false)
     /// Lines logged while a daemon is starting, to explain a failure; nil when not capturing.
@@ -28,6 +31,8 @@ final class DaemonContext: @unchecked Sendable {
         self.logger = options.logger
         self.summaryHeaders = options.summaryHeaders
         self.requestBodyLimit = options.requestBodyLimit
+        self.headLimits = options.headLimits
+        self.tracker = ConnectionTracker(options: options)
         self.cLogger = .allocate(capacity: 1)
         self.cLogger.initialize(to: CMicroHTTPD_Logger(sink: MHDCallbacks.log, context: nil))
         self.cLogger.pointee.context = Unmanaged.passUnretained(self).toOpaque()
@@ -50,7 +55,42 @@ final class DaemonContext: @unchecked Sendable {
 
     func log(_ line: String) {
         startupLog.withLock { log in log?.append(line) }
+        // Refusals and connections closed mid-head are counted and reported once a second by the
+        // tracker, not once per connection (an attacker would otherwise write the log).
+        if line.hasPrefix("Connection rejected by application") || line.hasPrefix("Connection socket is closed when reading request") {
+            return
+        }
+        // MHD is about to send an error reply of its own, on this thread, for the connection it is
+        // processing; remember the status for its "closed" notification (see `MHDOwnReply`).
+        if line.hasPrefix(MHDOwnReply.logPrefix), let status = Int(line.dropFirst(MHDOwnReply.logPrefix.count).prefix(3)) {
+            MHDOwnReply.remember(status)
+        }
         logger?(line)
+    }
+}
+
+/// The status of an error reply libmicrohttpd sends before any request context exists (a request
+/// line too long for its pool: 414; an unsupported version: 505; a garbled line: 400): no
+/// completion callback reports those, and at the "closed" notification MHD no longer tells the
+/// status. Its log line names it, on the thread that handles the connection, just before the
+/// connection is closed; this thread-local carries it from there to the notification.
+enum MHDOwnReply {
+    static let logPrefix = "Error processing request (HTTP response code is "
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    static func remember(_ status: Int) {
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: status))
+    }
+
+    /// The remembered status (0: none), cleared.
+    static func take() -> Int {
+        let status = Int(bitPattern: pthread_getspecific(key))
+        if status != 0 { pthread_setspecific(key, nil) }
+        return status
     }
 }
 
@@ -59,6 +99,7 @@ final class DaemonContext: @unchecked Sendable {
 final class RequestContext {
     let rawTarget: String
     let startNanos: UInt64
+    let connection: ConnectionState?
     /// False until the access handler's first call (headers received) has returned.
     var headersReceived = false
     var method = ""
@@ -67,10 +108,15 @@ final class RequestContext {
     var bodyBytes = 0
     var uploadedBytes = 0
     var summaryHeaders: [(name: String, value: String)] = []
+    /// Set when the head was refused before the handler ran (`RequestHeadCheck`).
+    var rejection: RequestHeadRejection?
+    /// What the handler attached for the completion hook (`HTTPRequest.attach`).
+    var annotation: (any Sendable)?
 
-    init(rawTarget: String, startNanos: UInt64) {
+    init(rawTarget: String, startNanos: UInt64, connection: ConnectionState?) {
         self.rawTarget = rawTarget
         self.startNanos = startNanos
+        self.connection = connection
     }
 }
 
@@ -82,12 +128,54 @@ enum MHDCallbacks {
     /// as sent (MHD splits and unescapes its own copy later) and returns the per-request
     /// context, which MHD stores in `*con_cls`.
     static let requestStarted: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
-        cls, uri, _ in
-        guard let cls else { return nil }
-        let daemon = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
-        daemon.inFlight.add(1, ordering: .relaxed)
-        let request = RequestContext(rawTarget: uri.map { String(cString: $0) } ?? "", startNanos: monotonicNanos())
+        cls, uri, connection in
+        guard cls != nil else { return nil }
+        let request = RequestContext(rawTarget: uri.map { String(cString: $0) } ?? "", startNanos: monotonicNanos(),
+                                     connection: connection.flatMap(connectionState))
+        request.connection?.requests.add(1, ordering: .relaxed)
         return Unmanaged.passRetained(request).toOpaque()
+    }
+
+    /// The tracker's state of a connection (MHD's `socket_context`).
+    static func connectionState(_ connection: OpaquePointer) -> ConnectionState? {
+        guard let context = CMicroHTTPD_get_socket_context(connection) else { return nil }
+        return Unmanaged<ConnectionState>.fromOpaque(context).takeUnretainedValue()
+    }
+
+    /// Accept policy: the tracker's connection limits. Refused sockets are closed by MHD at once.
+    static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
+        guard let cls, let address else { return .YES }
+        let daemon = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
+        return daemon.tracker.admit(SocketAddress.text(of: address)) ? .YES : .NO
+    }
+
+    /// `MHD_OPTION_NOTIFY_CONNECTION`: a connection opened or closed.
+    static let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+        guard let cls, let connection, let socketContext else { return }
+        let daemon = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
+        switch code {
+        case .CONNECTION_NOTIFY_STARTED:
+            let address = CMicroHTTPD_get_client_address(connection).map { SocketAddress.text(of: $0) } ?? ""
+            let state = ConnectionState(fd: CMicroHTTPD_get_connection_fd(connection), address: address, acceptedNanos: monotonicNanos())
+            daemon.tracker.started(state)
+            socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        case .CONNECTION_NOTIFY_CLOSED:
+            guard let pointer = socketContext.pointee else { return }
+            socketContext.pointee = nil
+            let state = Unmanaged<ConnectionState>.fromOpaque(pointer).takeRetainedValue()
+            daemon.tracker.closed(state)
+            // A reply MHD sent on its own before any request context existed (414 for a request
+            // line that does not fit, 505, 400 for a garbled one): no completion callback reports it.
+            let status = state.requests.load(ordering: .relaxed) == 0 ? MHDOwnReply.take() : 0
+            if status != 0, let hook = daemon.onRequestCompleted {
+                hook(HTTPRequestSummary(
+                    method: "", rawTarget: "", httpVersion: "", peerAddress: state.address, status: status, bodyBytes: 0,
+                    durationNanos: monotonicNanos() &- state.acceptedNanos, outcome: .completed, headers: [],
+                    headComplete: false, rejectedBy: .libmicrohttpd, annotation: nil))
+            }
+        default:
+            break
+        }
     }
 
     /// `MHD_OPTION_UNESCAPE_CALLBACK`: leave MHD's copy of the URL and arguments as sent (the
@@ -111,8 +199,8 @@ enum MHDCallbacks {
             request = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
         } else {
             // Only if MHD skipped the URI log callback; fall back to its (unescaped-free) URL.
-            daemon.inFlight.add(1, ordering: .relaxed)
-            request = RequestContext(rawTarget: url.map { String(cString: $0) } ?? "", startNanos: monotonicNanos())
+            request = RequestContext(rawTarget: url.map { String(cString: $0) } ?? "", startNanos: monotonicNanos(),
+                                     connection: connectionState(connection))
             conCls.pointee = Unmanaged.passRetained(request).toOpaque()
         }
 
@@ -120,6 +208,21 @@ enum MHDCallbacks {
             request.headersReceived = true
             request.method = method.map { String(cString: $0) } ?? ""
             request.httpVersion = version.map { String(cString: $0) } ?? ""
+            request.connection?.busy.store(true, ordering: .releasing)
+            daemon.inFlight.add(1, ordering: .relaxed)
+            if let rejection = RequestHeadCheck.check(
+                connection: connection, limits: daemon.headLimits, method: request.method, rawTarget: request.rawTarget,
+                url: url, version: version) {
+                // Answered now, before any body byte is read; MHD closes the connection after it.
+                request.rejection = rejection
+                request.status = rejection.status
+                let body = Array("\(HTTPStatus.reasonPhrase(rejection.status)): \(rejection.reason).\n".utf8)
+                request.bodyBytes = request.method == "HEAD" ? 0 : body.count
+                let headers = [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")] + rejection.extraHeaders
+                return body.withUnsafeBytes { bytes in
+                    queueCopy(status: rejection.status, headers: headers, body: bytes, closing: true, on: connection)
+                }
+            }
             return .YES
         }
         if uploadDataSize.pointee != 0 {
@@ -129,7 +232,8 @@ enum MHDCallbacks {
         }
 
         let httpRequest = HTTPRequest(
-            connection: connection, method: request.method, rawTarget: request.rawTarget, httpVersion: request.httpVersion)
+            connection: connection, method: request.method, rawTarget: request.rawTarget, httpVersion: request.httpVersion,
+            context: request)
         if daemon.onRequestCompleted != nil && !daemon.summaryHeaders.isEmpty {
             request.summaryHeaders = daemon.summaryHeaders.compactMap { name in
                 httpRequest.header(name).map { (name: name, value: $0) }
@@ -146,21 +250,37 @@ enum MHDCallbacks {
         conCls.pointee = nil
         let request = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
         let daemon = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
+        let now = monotonicNanos()
         if let hook = daemon.onRequestCompleted {
-            let status = request.status != 0 ? request.status : connection.map { Int(CMicroHTTPD_get_http_status($0)) } ?? 0
-            let peer = connection.flatMap { CMicroHTTPD_get_client_address($0) }.map { SocketAddress.text(of: $0) } ?? ""
+            // MHD's own replies (431 for a head over the pool, 413, …) have no status of ours.
+            let remembered = MHDOwnReply.take()
+            var mhdStatus = request.status == 0 ? connection.map { Int(CMicroHTTPD_get_http_status($0)) } ?? 0 : 0
+            if request.status == 0 && mhdStatus == 0 { mhdStatus = remembered }
+            let peer = request.connection?.address
+                ?? connection.flatMap { CMicroHTTPD_get_client_address($0) }.map { SocketAddress.text(of: $0) } ?? ""
+            var outcome = HTTPRequestSummary.Outcome(termination)
+            if outcome != .completed, request.connection?.cut.load(ordering: .acquiring) == true { outcome = .headDeadline }
+            // MHD sends its own error reply, then closes "with error": the reply went out.
+            if mhdStatus != 0 && outcome == .error { outcome = .completed }
             hook(HTTPRequestSummary(
                 method: request.method,
                 rawTarget: request.rawTarget,
                 httpVersion: request.httpVersion,
                 peerAddress: peer,
-                status: status,
+                status: request.status != 0 ? request.status : mhdStatus,
                 bodyBytes: request.bodyBytes,
-                durationNanos: monotonicNanos() &- request.startNanos,
-                outcome: HTTPRequestSummary.Outcome(termination),
-                headers: request.summaryHeaders))
+                durationNanos: now &- request.startNanos,
+                outcome: outcome,
+                headers: request.summaryHeaders,
+                headComplete: request.headersReceived,
+                rejectedBy: request.rejection != nil ? .headCheck : (mhdStatus != 0 ? .libmicrohttpd : nil),
+                annotation: request.annotation))
         }
-        daemon.inFlight.subtract(1, ordering: .releasing)
+        if request.headersReceived {
+            daemon.inFlight.subtract(1, ordering: .releasing)
+            request.connection?.lastCompletionNanos.store(now, ordering: .releasing)
+            request.connection?.busy.store(false, ordering: .releasing)
+        }
     }
 
     /// `MHD_OPTION_EXTERNAL_LOGGER` sink (formatted by the C shim).
@@ -221,6 +341,7 @@ extension HTTPRequestSummary.Outcome {
         case .REQUEST_TERMINATED_TIMEOUT_REACHED: self = .timeout
         case .REQUEST_TERMINATED_DAEMON_SHUTDOWN: self = .shutdown
         case .REQUEST_TERMINATED_READ_ERROR, .REQUEST_TERMINATED_CLIENT_ABORT: self = .clientAbort
+        case .REQUEST_TERMINATED_WITH_ERROR: self = .error
         default: self = .error
         }
     }

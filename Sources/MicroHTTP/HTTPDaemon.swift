@@ -54,6 +54,7 @@ public final class HTTPDaemon: Sendable {
         self.context = context
         self.boundAddresses = bound
         self.state = Mutex(State(daemons: daemons))
+        context.tracker.startWatchdog()
     }
 
     deinit {
@@ -80,12 +81,16 @@ public final class HTTPDaemon: Sendable {
 
     /// Open connections over all addresses (including idle keep-alive ones).
     public func activeConnections() -> Int {
-        state.withLock { state in
-            state.daemons.reduce(0) { $0 + Int(CMicroHTTPD_get_current_connections($1)) }
-        }
+        context.tracker.openConnections
     }
 
-    /// Requests whose request line has been read and whose response is not finished yet.
+    /// Connections open, refused and cut at the head deadline, for metrics and readiness.
+    public func connectionStatistics() -> HTTPConnectionStatistics {
+        context.tracker.statistics()
+    }
+
+    /// Requests whose head has been received and whose response is not finished yet. (A
+    /// connection still sending its head is not one: shutting down does not wait for it.)
     public func inFlightRequests() -> Int {
         context.inFlight.load(ordering: .acquiring)
     }
@@ -97,14 +102,17 @@ public final class HTTPDaemon: Sendable {
             defer { state.daemons = []; state.quiescedSockets = [] }
             return (state.daemons, state.quiescedSockets)
         }
+        context.tracker.stopWatchdog()
         for daemon in daemons { MHD_stop_daemon(daemon) }
         for socket in sockets { _ = close(socket) }
     }
 
     /// `quiesce()`, wait until no request is in flight or `gracePeriod` has passed, `stop()`.
-    /// Idle keep-alive connections do not delay it. Returns true when every request finished.
+    /// Idle keep-alive connections and connections still sending their head do not delay it
+    /// (they are closed by `stop()`). `drained` is true when every request finished; otherwise
+    /// the counts say what `stop()` cut at the deadline.
     @discardableResult
-    public func shutdown(gracePeriod: Duration) -> Bool {
+    public func shutdown(gracePeriod: Duration) -> (drained: Bool, cutRequests: Int, cutConnections: Int) {
         quiesce()
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: gracePeriod)
@@ -113,8 +121,9 @@ public final class HTTPDaemon: Sendable {
             usleep(5_000)
             drained = inFlightRequests() == 0
         }
+        let cut = (inFlightRequests(), activeConnections())
         stop()
-        return drained
+        return (drained, drained ? 0 : cut.0, drained ? 0 : cut.1)
     }
 
     // MARK: - Starting one MHD daemon
@@ -135,10 +144,22 @@ public final class HTTPDaemon: Sendable {
 
         let contextPointer = Unmanaged.passUnretained(context).toOpaque()
         var items: [MHD_OptionItem] = [
-            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: options.connectionMemoryLimit, ptr_value: nil),
-            MHD_OptionItem(option: .CONNECTION_LIMIT, value: options.connectionLimit, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: options.effectiveConnectionMemoryLimit, ptr_value: nil),
+            // The read buffer grows in steps of this much; 1 KiB (MHD's default) keeps a short
+            // request small, and growth is in place (the buffer is the pool's first block).
+            MHD_OptionItem(option: .CONNECTION_MEMORY_INCREMENT, value: 1024, ptr_value: nil),
+            // The limits are the tracker's (accept policy): it refuses at once and counts. MHD's
+            // own limit is set well above them so MHD never stops polling the listen socket,
+            // which would leave new clients waiting in the backlog instead of being refused.
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: options.connectionLimit * 2 + 64, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: options.connectionTimeoutSeconds, ptr_value: nil),
-            MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: options.perIPConnectionLimit, ptr_value: nil),
+            // 0, deliberately: at 1, libmicrohttpd 0.9.75 refuses a missing Host or a space in the
+            // target by closing the connection without a reply; `RequestHeadCheck` refuses the
+            // same (and more) with a well-formed 400.
+            MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 0, ptr_value: nil),
+            MHD_OptionItem(
+                option: .NOTIFY_CONNECTION, value: unsafeBitCast(MHDCallbacks.connectionNotified, to: Int.self),
+                ptr_value: contextPointer),
             // Two-pointer options: the function goes in `value` as an intptr_t (MHD_OPTION_ARRAY rule).
             MHD_OptionItem(
                 option: .URI_LOG_CALLBACK, value: unsafeBitCast(MHDCallbacks.requestStarted, to: Int.self),
@@ -165,7 +186,9 @@ public final class HTTPDaemon: Sendable {
             items.append(MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: UnsafeMutableRawPointer(mutating: sockaddrPointer)))
             items.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
             return items.withUnsafeMutableBufferPointer { buffer in
-                CMicroHTTPD_start_daemon(flags, MHDCallbacks.access, contextPointer, context.cLogger, buffer.baseAddress)
+                CMicroHTTPD_start_daemon(
+                    flags, MHDCallbacks.acceptPolicy, contextPointer, MHDCallbacks.access, contextPointer, context.cLogger,
+                    buffer.baseAddress)
             }
         }
         let messages = context.endCapturingLog()

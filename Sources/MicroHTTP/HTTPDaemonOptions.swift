@@ -7,22 +7,30 @@ public struct HTTPDaemonOptions: Sendable {
     /// Polling threads per listen address; each runs the handler for its connections.
     /// Default: the active core count. More threads than cores costs CPU per request.
     public var threads: Int
-    /// Open connections allowed per listen address (beyond it, new connections are closed at once).
+    /// Open connections allowed per listen address. Beyond it a new connection is accepted and
+    /// closed at once (and counted), never left waiting in the listen queue.
     public var connectionLimit: Int
-    /// Open connections allowed from one client IP per listen address; 0 = no limit.
-    /// Behind a reverse proxy every connection comes from the proxy: leave it 0 there.
+    /// Open connections allowed from one client IP (over all listen addresses); 0 = no limit.
+    /// Addresses in `perIPLimitExemptions` (a reverse proxy, which carries many clients) are exempt.
     public var perIPConnectionLimit: Int
-    /// An idle or stalled connection is closed after this many seconds; 0 = never.
+    /// Client networks the per-IP limit does not apply to.
+    public var perIPLimitExemptions: [IPNetwork]
+    /// An idle or stalled connection is closed after this many seconds without a byte; 0 = never.
     public var connectionTimeoutSeconds: Int
-    /// Memory per connection for reading the request and writing response headers.
-    /// Measured with libmicrohttpd 0.9.75 at the 8 KiB default: a request line plus headers of
-    /// about 7.7 KB fit, but MHD copies the `Cookie` header to parse it, so cookies count twice
-    /// (about 3.8 KB of cookies fit; 16 KiB takes about 7.9 KB). Larger requests get
-    /// `431 Request Header Fields Too Large` (`414 URI Too Long` for a long target) from
-    /// libmicrohttpd — except when the cookie copy is what overflows, which MHD answers by
-    /// closing the connection — and the daemon carries on. Memory grows with it: ~13 MB RSS at 1000
-    /// connections with 8 KiB, ~37 MB with 32 KiB.
-    public var connectionMemoryLimit: Int
+    /// The whole request head (request line and headers) must arrive within this many seconds of
+    /// the connection opening, or of its first byte on a keep-alive connection; otherwise the
+    /// connection is closed. 0 = no deadline. libmicrohttpd's own timeout restarts at every byte.
+    public var requestHeadTimeoutSeconds: Double
+    /// Size limits and method/body rules checked on every request head before the handler.
+    public var headLimits: RequestHeadLimits
+    /// Memory per connection (libmicrohttpd's pool) for reading the request head and writing the
+    /// response headers. MHD copies the `Cookie` header to parse it, so cookies count twice, and
+    /// the response header block (a long `Location`) comes out of the same pool. nil = sized for
+    /// `headLimits` (see `effectiveConnectionMemoryLimit`). libmicrohttpd zeroes the whole pool on
+    /// every request, so a bigger pool costs CPU per request as well as RSS.
+    public var connectionMemoryLimit: Int?
+    /// Receives the connection events (refusals, head-deadline closes), summed up once a second.
+    public var onConnectionEvent: (@Sendable (HTTPConnectionEvent) -> Void)?
     /// Bytes of request body drained (and discarded) before the connection is dropped.
     public var requestBodyLimit: Int
     /// Pending-connection queue length (`listen` backlog); nil = the system default.
@@ -42,25 +50,40 @@ public struct HTTPDaemonOptions: Sendable {
         threads: Int = ProcessInfo.processInfo.activeProcessorCount,
         connectionLimit: Int = 1000,
         perIPConnectionLimit: Int = 0,
+        perIPLimitExemptions: [IPNetwork] = [],
         connectionTimeoutSeconds: Int = 30,
-        connectionMemoryLimit: Int = 8 * 1024,
+        requestHeadTimeoutSeconds: Double = 10,
+        headLimits: RequestHeadLimits = RequestHeadLimits(),
+        connectionMemoryLimit: Int? = nil,
         requestBodyLimit: Int = 1 << 20,
         listenBacklog: Int? = nil,
         reusePort: Bool = false,
         summaryHeaders: [String] = [],
-        logger: (@Sendable (String) -> Void)? = nil
+        logger: (@Sendable (String) -> Void)? = nil,
+        onConnectionEvent: (@Sendable (HTTPConnectionEvent) -> Void)? = nil
     ) {
         self.listen = listen
         self.threads = threads
         self.connectionLimit = connectionLimit
         self.perIPConnectionLimit = perIPConnectionLimit
+        self.perIPLimitExemptions = perIPLimitExemptions
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.requestHeadTimeoutSeconds = requestHeadTimeoutSeconds
+        self.headLimits = headLimits
         self.connectionMemoryLimit = connectionMemoryLimit
         self.requestBodyLimit = requestBodyLimit
         self.listenBacklog = listenBacklog
         self.reusePort = reusePort
         self.summaryHeaders = summaryHeaders
         self.logger = logger
+        self.onConnectionEvent = onConnectionEvent
+    }
+
+    /// The pool size used: `connectionMemoryLimit`, else the head budget, plus room for MHD's
+    /// copy of a `Cookie` line as long as `headLimits.lineBytes`, plus 8 KiB of response headers
+    /// (a 5 KB `Location` fits) — measured with libmicrohttpd 0.9.75, see docs/limits.md.
+    public var effectiveConnectionMemoryLimit: Int {
+        connectionMemoryLimit ?? (headLimits.headBytes + 2 * headLimits.lineBytes + 8 * 1024)
     }
 
     func validate() throws(HTTPDaemonError) {
@@ -69,8 +92,14 @@ public struct HTTPDaemonOptions: Sendable {
         if connectionLimit < 1 { throw .invalidOption("connectionLimit is \(connectionLimit); it must be at least 1") }
         if perIPConnectionLimit < 0 { throw .invalidOption("perIPConnectionLimit is \(perIPConnectionLimit); use 0 for no limit") }
         if connectionTimeoutSeconds < 0 { throw .invalidOption("connectionTimeoutSeconds is \(connectionTimeoutSeconds); use 0 for no timeout") }
-        if connectionMemoryLimit < 4096 {
-            throw .invalidOption("connectionMemoryLimit is \(connectionMemoryLimit) bytes; it must be at least 4096 (default 8192)")
+        if effectiveConnectionMemoryLimit < 4096 {
+            throw .invalidOption("connectionMemoryLimit is \(effectiveConnectionMemoryLimit) bytes; it must be at least 4096")
+        }
+        if requestHeadTimeoutSeconds < 0 || !requestHeadTimeoutSeconds.isFinite {
+            throw .invalidOption("requestHeadTimeoutSeconds is \(requestHeadTimeoutSeconds); use 0 for no deadline")
+        }
+        if headLimits.lineBytes < 256 || headLimits.headBytes < headLimits.lineBytes {
+            throw .invalidOption("head limits are \(headLimits.headBytes) bytes in all, \(headLimits.lineBytes) per line; a line needs at least 256 and the head at least one line")
         }
         if requestBodyLimit < 0 { throw .invalidOption("requestBodyLimit is \(requestBodyLimit); it must be 0 or more") }
         if let listenBacklog, listenBacklog < 1 { throw .invalidOption("listenBacklog is \(listenBacklog); it must be at least 1") }
@@ -91,6 +120,16 @@ public struct HTTPRequestSummary: Sendable {
         case shutdown
         /// The client's connection failed or it closed it before the response was sent.
         case clientAbort
+        /// The request head did not arrive within `requestHeadTimeoutSeconds`; the connection was closed.
+        case headDeadline
+    }
+
+    /// Who answered a request the handler never saw.
+    public enum Rejecter: Sendable, Equatable {
+        /// `RequestHeadCheck` (the RFC 9112 checks and the limits of `HTTPDaemonOptions.headLimits`).
+        case headCheck
+        /// libmicrohttpd itself (a head over its memory pool, an unsupported version, …).
+        case libmicrohttpd
     }
 
     /// Empty when libmicrohttpd rejected the request before the handler saw it.
@@ -107,4 +146,10 @@ public struct HTTPRequestSummary: Sendable {
     public var outcome: Outcome
     /// Values of `HTTPDaemonOptions.summaryHeaders` the request carried.
     public var headers: [(name: String, value: String)]
+    /// False when the connection ended before the whole head arrived (nothing was answered).
+    public var headComplete: Bool = true
+    /// Set when the handler never saw the request because it was refused first.
+    public var rejectedBy: Rejecter? = nil
+    /// What the handler attached with `HTTPRequest.attach(_:)`.
+    public var annotation: (any Sendable)? = nil
 }

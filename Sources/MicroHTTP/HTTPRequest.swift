@@ -16,17 +16,27 @@ public struct HTTPRequest {
     public let httpVersion: String
 
     private let source: Source
+    /// The daemon's per-request state, for `attach(_:)`; nil for a request built in a test.
+    private let context: RequestContext?
 
     private enum Source {
         case connection(OpaquePointer)
         case fixed(headers: [(name: String, value: String)], peerAddress: String)
     }
 
-    init(connection: OpaquePointer, method: String, rawTarget: String, httpVersion: String) {
+    init(connection: OpaquePointer, method: String, rawTarget: String, httpVersion: String, context: RequestContext? = nil) {
         self.method = method
         self.rawTarget = rawTarget
         self.httpVersion = httpVersion
         self.source = .connection(connection)
+        self.context = context
+    }
+
+    /// Hands `value` to the daemon's completion hook (`HTTPRequestSummary.annotation`), which
+    /// runs once the response is really sent — or has failed: log there, not in the handler,
+    /// to report what happened.
+    public func attach(_ value: any Sendable) {
+        context?.annotation = value
     }
 
     /// A request that is not backed by a connection, for tests and for handlers called directly.
@@ -41,6 +51,7 @@ public struct HTTPRequest {
         self.rawTarget = rawTarget
         self.httpVersion = httpVersion
         self.source = .fixed(headers: headers, peerAddress: peerAddress)
+        self.context = nil
     }
 
     /// The path part of `rawTarget` (before `?`), still percent-encoded.

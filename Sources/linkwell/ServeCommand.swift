@@ -92,7 +92,11 @@ enum ServeCommand: LinkwellCommand {
         let daemon: HTTPDaemon
         var admin: HTTPDaemon? = nil
         do {
-            daemon = try HTTPDaemon(options: server.daemonOptions(logger: logger), handler: runtime.handler, onRequestCompleted: { runtime.requestCompleted($0) })
+            daemon = try HTTPDaemon(
+                options: server.daemonOptions(logger: logger, onConnectionEvent: { runtime.connectionEvent($0) }),
+                handler: runtime.handler, onRequestCompleted: { runtime.requestCompleted($0) })
+            let publicDaemon = daemon
+            runtime.attach(connectionStatistics: { publicDaemon.connectionStatistics() })
             if let adminOptions = server.adminDaemonOptions(logger: logger) {
                 admin = try HTTPDaemon(options: adminOptions, handler: runtime.adminHandler)
             }
@@ -136,15 +140,36 @@ enum ServeCommand: LinkwellCommand {
             }
             // The deadline of the config serving now (a reload may have changed it).
             let deadline = runtime.snapshot.server.shutdownDeadlineSeconds
+            let signalName = received == SIGTERM ? "SIGTERM" : "SIGINT"
             log.event("shutting_down", [
-                ("signal", .string(received == SIGTERM ? "SIGTERM" : "SIGINT")),
-                ("in_flight", .int(daemon.inFlightRequests())), ("deadline_seconds", .double(deadline)),
+                ("signal", .string(signalName)),
+                ("in_flight", .int(daemon.inFlightRequests())), ("connections", .int(daemon.activeConnections())),
+                ("deadline_seconds", .double(deadline)),
             ])
-            admin?.quiesce()
-            let drained = daemon.shutdown(gracePeriod: .milliseconds(Int(max(0, deadline) * 1000)))
-            admin?.stop()
-            log.event("stopped", [("drained", .bool(drained))])
-            return 0
+            // Drain on another thread, so a second signal here can cut it short.
+            let stopping = daemon
+            let adminDaemon = admin
+            Thread.detachNewThread {
+                adminDaemon?.quiesce()
+                let result = stopping.shutdown(gracePeriod: .milliseconds(Int(max(0, deadline) * 1000)))
+                adminDaemon?.stop()
+                var fields: [(String, EventLog.Value?)] = [("drained", .bool(result.drained))]
+                if !result.drained {
+                    fields.append(("cut_requests", .int(result.cutRequests)))
+                    fields.append(("cut_connections", .int(result.cutConnections)))
+                }
+                log.event("stopped", fields)
+                exit(0)
+            }
+            while true {
+                var again: Int32 = 0
+                guard sigwait(&signals, &again) == 0, again != SIGHUP else { continue }  // no reload while stopping
+                log.event("stopped", [
+                    ("drained", .bool(false)), ("forced", .bool(true)), ("signal", .string(again == SIGTERM ? "SIGTERM" : "SIGINT")),
+                    ("cut_requests", .int(stopping.inFlightRequests())), ("cut_connections", .int(stopping.activeConnections())),
+                ])
+                exit(1)
+            }
         }
     }
 }

@@ -175,3 +175,28 @@ struct ValidationTests {
         }
     }
 }
+
+@Suite("Validation of the server limits")
+struct ServerLimitValidationTests {
+    @Test("out-of-range limits are errors that name the key and the fix", arguments: [
+        ("requestHeadBytes: 512", "server.requestHeadBytes", "between 1024 and 65536"),
+        ("requestHeadBytes: 100000", "server.requestHeadBytes", "between 1024 and 65536"),
+        ("requestHeadTimeoutSeconds: -1", "server.requestHeadTimeoutSeconds", "between 0 and 3600"),
+        ("requestHeadBytes: 32768, requestHeaderMemoryBytes: 16384", "server.requestHeaderMemoryBytes", "cannot hold a request head"),
+        ("perIPConnectionLimit: -2", "server.perIPConnectionLimit", "cannot be negative"),
+    ])
+    func invalid(server: String, key: String, message: String) throws {
+        let text = ValidationTests.config().replacingOccurrences(of: "{\n  sites:", with: "{\n  server: { \(server) },\n  sites:")
+        let report = try ValidationTests.validate(text)
+        #expect(report.errors.contains { $0.description.contains(key) && $0.description.contains(message) }, "\(report.errors)")
+    }
+
+    @Test("the defaults and sensible values validate")
+    func valid() throws {
+        let text = ValidationTests.config().replacingOccurrences(
+            of: "{\n  sites:", with: "{\n  server: { requestHeadBytes: 32768, requestHeadTimeoutSeconds: 5, perIPConnectionLimit: 0 },\n  sites:")
+        let report = try ValidationTests.validate(text)
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        #expect(report.warnings.allSatisfy { !$0.description.contains("requestHead") }, "no unknown-key warning")
+    }
+}

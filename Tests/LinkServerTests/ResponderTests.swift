@@ -135,14 +135,15 @@ struct ResponderTests {
         #expect(respond(snapshot, target).response.status == 400)
     }
 
-    @Test("dot segments, raw or encoded, → 404 and never a file", arguments: [
+    @Test("dot segments, raw or encoded, → 400 (as nginx above the root) and never a file", arguments: [
         "/../etc/passwd", "/static/../robots.txt", "/%2e%2e/etc/passwd", "/static/%2E%2E/%2e%2E/robots.txt",
         "/item/..", "/./robots.txt", "/static/%2e/linkwell.css",
     ])
     func dotSegments(target: String) {
         let r = respond(snapshot, target)
-        #expect(r.response.status == 404)
-        #expect(r.kind == .notFound)
+        #expect(r.response.status == 400)
+        #expect(r.kind == .error)
+        #expect(!String(decoding: r.response.body, as: UTF8.self).contains("User-agent"))
     }
 
     @Test("static assets from public/, with content types and ETags", arguments: [

@@ -63,7 +63,8 @@ struct ServerConfigurationTests {
         let (loaded, report) = try Self.load(server: #"""
             listen: ["0.0.0.0:8443", "[::]:8443"], admin: "off", threads: 3, trustedProxies: ["10.0.0.0/8", "fd00::/8"],
             associationCacheControl: "no-cache", connectionLimit: 10, perIPConnectionLimit: 2, connectionTimeoutSeconds: 5,
-            requestHeaderMemoryBytes: 16384, shutdownDeadlineSeconds: 2.5, logQueryStrings: true
+            requestHeaderMemoryBytes: 16384, shutdownDeadlineSeconds: 2.5, logQueryStrings: true,
+            requestHeadBytes: 8192, requestHeadTimeoutSeconds: 3
             """#)
         let server = try #require(loaded?.server, "\(report.errors)")
         #expect(server.listen == [ListenAddress(host: "0.0.0.0", port: 8443), ListenAddress(host: "::", port: 8443)])
@@ -72,6 +73,7 @@ struct ServerConfigurationTests {
         #expect(server.trustedProxies.map(\.description) == ["10.0.0.0/8", "fd00::/8"])
         #expect(server.threads == 3 && server.connectionLimit == 10 && server.perIPConnectionLimit == 2)
         #expect(server.connectionTimeoutSeconds == 5 && server.requestHeaderMemoryBytes == 16384)
+        #expect(server.requestHeadBytes == 8192 && server.requestLineBytes == 8192 && server.requestHeadTimeoutSeconds == 3)
         #expect(server.shutdownDeadlineSeconds == 2.5 && server.logQueryStrings && server.associationCacheControl == "no-cache")
         let options = server.daemonOptions()
         #expect(options.listen == server.listen && options.threads == 3 && options.connectionMemoryLimit == 16384)
@@ -84,8 +86,9 @@ struct ServerConfigurationTests {
         #expect(server.listen.map(\.description) == ["127.0.0.1:8080"])
         #expect(server.admin?.description == "127.0.0.1:9090")
         #expect(server.trustedProxies.map(\.description) == ["127.0.0.0/8", "::1/128"])
-        #expect(server.connectionLimit == 4096 && server.perIPConnectionLimit == 0 && server.connectionTimeoutSeconds == 30)
-        #expect(server.requestHeaderMemoryBytes == 8192 && server.shutdownDeadlineSeconds == 10 && !server.logQueryStrings)
+        #expect(server.connectionLimit == 4096 && server.perIPConnectionLimit == 128 && server.connectionTimeoutSeconds == 30)
+        #expect(server.requestHeadBytes == 16384 && server.requestHeadTimeoutSeconds == 10)
+        #expect(server.requestHeaderMemoryBytes == nil && server.shutdownDeadlineSeconds == 10 && !server.logQueryStrings)
         #expect(server.associationCacheControl == "public, max-age=300" && server.accessLog)
         #expect(server == ServerConfiguration())
     }

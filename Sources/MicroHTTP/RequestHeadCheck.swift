@@ -1,0 +1,285 @@
+import CMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a request head was refused before the handler saw it: the status to answer and a
+/// sentence for the body (the connection is closed after it).
+public struct RequestHeadRejection: Sendable, Equatable {
+    public var status: Int
+    public var reason: String
+    public var extraHeaders: [(String, String)] = []
+
+    public static func == (a: Self, b: Self) -> Bool { a.status == b.status && a.reason == b.reason }
+}
+
+/// The RFC 9112 checks libmicrohttpd 0.9.75 does not make, run on the parsed head when the
+/// access handler is first called — before any body byte is read, so a refused request never
+/// reaches MHD's body parser. Everything here is at least as strict as nginx 1.22 on the same bytes
+/// (`tests/live/test_hostile_http.py` compares them case by case).
+public struct RequestHeadLimits: Sendable, Equatable {
+    /// Request line plus header lines, in bytes (431 beyond).
+    public var headBytes: Int
+    /// One request line or one header line, in bytes (414 for the request line, 431 for a header).
+    public var lineBytes: Int
+    /// Methods the handler answers; others get 405 at once. nil = any method.
+    public var allowedMethods: [String]?
+    /// When true a `GET` or `HEAD` request that announces a body (`Content-Length` > 0 or
+    /// `Transfer-Encoding`) is refused with 400: nothing here reads it, and an unread body would
+    /// be taken as the next request.
+    public var refuseBodiesOnGetAndHead: Bool
+
+    public init(headBytes: Int = 16 * 1024, lineBytes: Int = 8 * 1024, allowedMethods: [String]? = nil, refuseBodiesOnGetAndHead: Bool = true) {
+        self.headBytes = headBytes
+        self.lineBytes = lineBytes
+        self.allowedMethods = allowedMethods
+        self.refuseBodiesOnGetAndHead = refuseBodiesOnGetAndHead
+    }
+}
+
+/// What the header iteration collects: counts and values of the framing headers, and the first
+/// problem found.
+struct HeadScan {
+    var hostCount = 0
+    var host: [UInt8] = []
+    var contentLengths: [[UInt8]] = []
+    var transferEncodings: [[UInt8]] = []
+    var lineLimit = 0
+    var problem: RequestHeadRejection?
+    /// End of the previous header's value in MHD's buffer (nil before the first header).
+    var previousEnd: UnsafeRawPointer?
+}
+
+enum RequestHeadCheck {
+    /// - Parameters:
+    ///   - url, version: MHD's pointers into its copy of the request line (both in the same buffer).
+    ///   - rawTarget: the target as the URI log callback copied it.
+    static func check(
+        connection: OpaquePointer, limits: RequestHeadLimits, method: String, rawTarget: String,
+        url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?
+    ) -> RequestHeadRejection? {
+        let versionText = version.map { String(cString: $0) } ?? ""
+        // Request line.
+        if method.utf8.count + rawTarget.utf8.count + versionText.utf8.count + 4 > limits.lineBytes {
+            return RequestHeadRejection(status: 414, reason: "the request line is longer than \(limits.lineBytes) bytes")
+        }
+        if method.isEmpty || !method.utf8.allSatisfy(isTokenByte) {
+            return RequestHeadRejection(status: 400, reason: "the method is not a token")
+        }
+        if rawTarget.isEmpty || !rawTarget.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) {
+            return RequestHeadRejection(status: 400, reason: "the request-target has a space, a control character or DEL")
+        }
+        // MHD cuts the target at a NUL byte. Its copy of the line keeps the target and the
+        // version in one buffer: more bytes between them than the target we saw means the
+        // target went on past a NUL (or had more spaces than one before the version).
+        if let url, let version, versionText.hasPrefix("HTTP/") {
+            let gap = UnsafeRawPointer(version) - UnsafeRawPointer(url)
+            if gap != rawTarget.utf8.count + 1 && gap > 0 && gap < 1 << 20 {
+                return RequestHeadRejection(status: 400, reason: "the request line has a NUL byte or stray spaces")
+            }
+        }
+        if let problem = pathEscapeProblem(rawTarget) {
+            return RequestHeadRejection(status: 400, reason: problem)
+        }
+        let headSize = CMicroHTTPD_get_request_head_size(connection)
+        if headSize > limits.headBytes {
+            return RequestHeadRejection(status: 431, reason: "the request head is \(headSize) bytes, more than \(limits.headBytes)")
+        }
+
+        // Header lines.
+        var scan = HeadScan()
+        scan.lineLimit = limits.lineBytes
+        _ = withUnsafeMutablePointer(to: &scan) { pointer in
+            MHD_get_connection_values_n(connection, .HEADER_KIND, scanHeader, pointer)
+        }
+        if let problem = scan.problem { return problem }
+        // After the last value only line ends may follow up to the end of the head.
+        if let url, let end = scan.previousEnd {
+            let headEnd = UnsafeRawPointer(url) - (method.utf8.count + 1) + headSize
+            if headEnd > end, !RequestHeadCheck.onlyBytes(from: end, to: headEnd, in: [0, 0x0D, 0x0A, 0x20, 0x09]) {
+                return RequestHeadRejection(status: 400, reason: "a header line has a NUL byte")
+            }
+        }
+
+        let isHTTP11 = versionText == "HTTP/1.1"
+        if scan.hostCount > 1 {
+            return RequestHeadRejection(status: 400, reason: "the request has more than one Host header")
+        }
+        if isHTTP11 && scan.hostCount == 0 {
+            return RequestHeadRejection(status: 400, reason: "an HTTP/1.1 request needs a Host header")
+        }
+        if scan.hostCount == 1 && !isValidHost(scan.host) {
+            return RequestHeadRejection(status: 400, reason: "the Host header is not a host name or address with an optional port")
+        }
+        if !scan.transferEncodings.isEmpty {
+            if !scan.contentLengths.isEmpty {
+                return RequestHeadRejection(status: 400, reason: "the request has both Content-Length and Transfer-Encoding")
+            }
+            if !isHTTP11 {
+                return RequestHeadRejection(status: 400, reason: "Transfer-Encoding is not allowed before HTTP/1.1")
+            }
+            if scan.transferEncodings.count > 1 || lowercased(trimmed(scan.transferEncodings[0])) != Array("chunked".utf8) {
+                return RequestHeadRejection(status: 501, reason: "the only transfer coding understood is a single 'chunked'")
+            }
+        }
+        if scan.contentLengths.count > 1 {
+            return RequestHeadRejection(status: 400, reason: "the request has more than one Content-Length header")
+        }
+        var contentLength = 0
+        if let value = scan.contentLengths.first {
+            let digits = trimmed(value)
+            guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                return RequestHeadRejection(status: 400, reason: "Content-Length is not a number")
+            }
+            contentLength = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        }
+        if let allowed = limits.allowedMethods, !allowed.contains(method) {
+            return RequestHeadRejection(status: 405, reason: "the method \(method) is not allowed here",
+                                        extraHeaders: [("Allow", allowed.joined(separator: ", "))])
+        }
+        if limits.refuseBodiesOnGetAndHead, method == "GET" || method == "HEAD",
+           contentLength > 0 || !scan.transferEncodings.isEmpty {
+            return RequestHeadRejection(status: 400, reason: "a \(method) request carries no body")
+        }
+        return nil
+    }
+
+    /// Called for every header line: name must be a token, value free of control bytes
+    /// (HTAB allowed), line within the limit; collects the framing headers.
+    static let scanHeader: MHD_KeyValueIteratorN = { cls, _, key, keySize, value, valueSize in
+        guard let cls, let key else { return .YES }
+        let scan = cls.assumingMemoryBound(to: HeadScan.self)
+        let name = UnsafeRawBufferPointer(start: key, count: keySize)
+        let body = value.map { UnsafeRawBufferPointer(start: $0, count: valueSize) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        if keySize + valueSize + 4 > scan.pointee.lineLimit {
+            scan.pointee.problem = RequestHeadRejection(status: 431, reason: "a header line is longer than \(scan.pointee.lineLimit) bytes")
+            return .NO
+        }
+        if keySize == 0 || !name.allSatisfy(isTokenByte) {
+            scan.pointee.problem = RequestHeadRejection(status: 400, reason: "a header name is not a token (a space before the colon, or a control byte?)")
+            return .NO
+        }
+        // A NUL inside the value: MHD's C string stops early, so compare with the length it parsed.
+        if let value, strnlen(value, valueSize) != valueSize {
+            scan.pointee.problem = RequestHeadRejection(status: 400, reason: "a header value has a NUL byte")
+            return .NO
+        }
+        if body.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+            scan.pointee.problem = RequestHeadRejection(status: 400, reason: "a header value has a control byte (a folded line?)")
+            return .NO
+        }
+        // MHD parses the head in place, one header after the other, and stops a value at a NUL
+        // byte (or rewrites a folded line). Between the end of one value and the next name only
+        // line ends, whitespace and the NULs MHD wrote may lie; and between a name and its value
+        // only the colon and whitespace. Anything else was hidden from the iteration.
+        let keyStart = UnsafeRawPointer(key)
+        if let previous = scan.pointee.previousEnd,
+           keyStart < previous || !onlyBytes(from: previous, to: keyStart, in: [0, 0x0D, 0x0A, 0x20, 0x09]) {
+            scan.pointee.problem = RequestHeadRejection(status: 400, reason: "a header line has a NUL byte or is folded (obs-fold)")
+            return .NO
+        }
+        if let value {
+            let valueStart = UnsafeRawPointer(value)
+            if valueStart < keyStart + keySize || !onlyBytes(from: keyStart + keySize, to: valueStart, in: [0, 0x3A, 0x20, 0x09]) {
+                scan.pointee.problem = RequestHeadRejection(status: 400, reason: "a header line has a NUL byte or is folded (obs-fold)")
+                return .NO
+            }
+            scan.pointee.previousEnd = valueStart + valueSize
+        } else {
+            scan.pointee.previousEnd = keyStart + keySize
+        }
+        switch keySize {
+        case 4 where equalsIgnoringCase(name, "host"):
+            scan.pointee.hostCount += 1
+            scan.pointee.host = Array(body)
+        case 14 where equalsIgnoringCase(name, "content-length"):
+            scan.pointee.contentLengths.append(Array(body))
+        case 17 where equalsIgnoringCase(name, "transfer-encoding"):
+            scan.pointee.transferEncodings.append(Array(body))
+        default:
+            break
+        }
+        return .YES
+    }
+
+    /// True when every byte in `from..<to` is one of `allowed` (at most 64 KiB apart, else false).
+    static func onlyBytes(from: UnsafeRawPointer, to: UnsafeRawPointer, in allowed: [UInt8]) -> Bool {
+        let count = to - from
+        guard count >= 0, count < 1 << 16 else { return false }
+        return UnsafeRawBufferPointer(start: from, count: count).allSatisfy { allowed.contains($0) }
+    }
+
+    /// RFC 9110 tchar.
+    static func isTokenByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            Array("!#$%&'*+-.^_`|~".utf8).contains(b)
+        }
+    }
+
+    /// A reg-name or IP literal with an optional port: no userinfo, path, tabs or controls
+    /// (trailing spaces are optional whitespace).
+    static func isValidHost(_ host: [UInt8]) -> Bool {
+        var value = host[...]
+        while value.last == 0x20 { value = value.dropLast() }
+        guard !value.isEmpty, value.first != UInt8(ascii: ".") else { return false }
+        return value.allSatisfy { b in
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default:
+                Array("-._~:[]!$&'()*+,;=%".utf8).contains(b)
+            }
+        }
+    }
+
+    /// What nginx refuses in the path part of a target too: a `%` not followed by two hex
+    /// digits, and `%00`. (The query is not decoded here, so it is not checked.)
+    static func pathEscapeProblem(_ target: String) -> String? {
+        let bytes = Array(target.utf8)
+        var i = 0
+        while i < bytes.count, bytes[i] != UInt8(ascii: "?") {
+            if bytes[i] == UInt8(ascii: "%") {
+                guard i + 2 < bytes.count, let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2]) else {
+                    return "the path has a '%' that is not followed by two hex digits"
+                }
+                if high == 0 && low == 0 { return "the request-target has %00 in its path" }
+                i += 3
+                continue
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lower: StaticString) -> Bool {
+        guard bytes.count == lower.utf8CodeUnitCount else { return false }
+        let expected = UnsafeBufferPointer(start: lower.utf8Start, count: lower.utf8CodeUnitCount)
+        for i in 0..<bytes.count where bytes[i] | 0x20 != expected[i] | 0x20 { return false }
+        return true
+    }
+
+    static func trimmed(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
+        var slice = bytes[...]
+        while let f = slice.first, f == 0x20 || f == 0x09 { slice = slice.dropFirst() }
+        while let l = slice.last, l == 0x20 || l == 0x09 { slice = slice.dropLast() }
+        return slice
+    }
+
+    static func lowercased(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import LinkRouting
+import MicroHTTP
+import Testing
+@testable import LinkServer
+
+@Suite("Hardening")
+struct HardeningTests {
+    @Test("log values: DEL, C1 controls and line separators are escaped in JSON and text", arguments: [
+        ("/a\u{7F}b", #""/a\u007fb""#, #""/a\u007fb""#),
+        ("/a\u{9B}31m", #""/a\u009b31m""#, #""/a\u009b31m""#),
+        ("/a\u{85}b", #""/a\u0085b""#, #""/a\u0085b""#),
+        ("/a\u{2028}b", #""/a\u2028b""#, #""/a\u2028b""#),
+        ("/a\u{1B}[0m", #""/a\u001b[0m""#, #""/a\u001b[0m""#),
+        ("/plain", #""/plain""#, "/plain"),
+        ("/café", #""/café""#, "/café"),
+    ])
+    func logEscaping(value: String, json: String, text: String) {
+        #expect(EventLog.json(.string(value)) == json)
+        #expect(EventLog.text(.string(value)) == text)
+    }
+
+    @Test("the QR cache stays within its byte budget and keeps no oversized code")
+    func qrCacheBound() throws {
+        let cache = QRCodeCache(byteBudget: 256 * 1024)
+        for i in 0..<200 {
+            _ = try #require(cache.svg("https://shop.example.com/item/\(i)?" + String(repeating: "q", count: 200)))
+            #expect(cache.bytes <= 256 * 1024)
+        }
+        let before = cache.bytes
+        _ = try #require(cache.svg("https://shop.example.com/item/big?" + String(repeating: "q", count: 2000)))
+        #expect(cache.bytes == before, "a 2 KB link's code is larger than budget/64 and not kept")
+    }
+
+    @Test("every HTML response gets the security headers, whatever made it", arguments: [
+        [("Content-Type", "text/html; charset=utf-8")],
+        [("Content-Type", "text/html"), ("X-Frame-Options", "SAMEORIGIN")],
+    ])
+    func securedHTML(headers: [(String, String)]) {
+        let secured = Responder.secured(.dynamic(status: 200, headers: headers, body: Array("<p>hi".utf8)))
+        for (name, _) in Responder.htmlSecurityHeaders {
+            #expect(secured.headers.filter { $0.0.lowercased() == name.lowercased() }.count == 1, "\(name)")
+        }
+        #expect(secured.header("Content-Security-Policy")?.contains("default-src 'none'") == true)
+    }
+
+    @Test("non-HTML responses are left alone")
+    func plainUntouched() {
+        let plain = Responder.plain(404, "nope\n")
+        #expect(Responder.secured(plain).headers.count == plain.headers.count)
+    }
+
+    @Test("server limits: defaults, and the config's keys over them")
+    func limits() {
+        let defaults = ServerConfiguration(nil)
+        #expect(defaults.connectionLimit == 4096 && defaults.perIPConnectionLimit == 128)
+        #expect(defaults.requestHeadTimeoutSeconds == 10 && defaults.requestHeadBytes == 16384 && defaults.requestLineBytes == 8192)
+        #expect(defaults.daemonOptions().effectiveConnectionMemoryLimit == 40 * 1024)
+        var settings = ServerSettings()
+        settings.requestHeadBytes = 4096
+        settings.requestHeadTimeoutSeconds = 2.5
+        settings.perIPConnectionLimit = 0
+        settings.trustedProxies = ["10.0.0.0/8"]
+        let set = ServerConfiguration(settings)
+        #expect(set.requestHeadBytes == 4096 && set.requestLineBytes == 4096 && set.requestHeadTimeoutSeconds == 2.5)
+        let options = set.daemonOptions()
+        #expect(options.perIPConnectionLimit == 0)
+        #expect(options.perIPLimitExemptions.map(\.description) == ["10.0.0.0/8"])
+        #expect(options.headLimits.allowedMethods == ["GET", "HEAD"])
+        #expect(options.effectiveConnectionMemoryLimit == 4096 + 2 * 4096 + 8192)
+        #expect(set.adminDaemonOptions()?.headLimits.allowedMethods == ["GET", "HEAD"])
+    }
+}
