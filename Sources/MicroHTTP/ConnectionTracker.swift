@@ -76,6 +76,10 @@ final class ConnectionState: @unchecked Sendable {
 final class ConnectionTracker: Sendable {
     struct State: ~Copyable {
         var connections: [ObjectIdentifier: ConnectionState] = [:]
+        /// Connections admitted (reserved by `admit`, released by `closed`) in all and per address.
+        /// Counted at admission, not at "started", so two polling threads accepting at once cannot
+        /// both take the last place.
+        var admitted = 0
         var perAddress: [String: Int] = [:]
         var refusedSinceReport: [ConnectionRefusal: (count: Int, addresses: [String])] = [:]
         var refusedTotal: [ConnectionRefusal: Int] = [:]
@@ -105,12 +109,16 @@ final class ConnectionTracker: Sendable {
     func admit(_ address: String) -> Bool {
         state.withLock { state in
             var refusal: ConnectionRefusal?
-            if state.connections.count >= connectionLimit {
+            if state.admitted >= connectionLimit {
                 refusal = .connectionLimit
             } else if perAddressLimit > 0, state.perAddress[address, default: 0] >= perAddressLimit, !isExempt(address) {
                 refusal = .perAddressLimit
             }
-            guard let refusal else { return true }
+            guard let refusal else {
+                state.admitted += 1
+                state.perAddress[address, default: 0] += 1
+                return true
+            }
             state.refusedTotal[refusal, default: 0] += 1
             var pending = state.refusedSinceReport[refusal] ?? (0, [])
             pending.count += 1
@@ -120,10 +128,11 @@ final class ConnectionTracker: Sendable {
         }
     }
 
+    /// A connection `admit` let in is set up (libmicrohttpd's "started" notification, on the
+    /// same thread right after the accept policy).
     func started(_ connection: ConnectionState) {
         state.withLock { state in
             state.connections[ObjectIdentifier(connection)] = connection
-            state.perAddress[connection.address, default: 0] += 1
         }
     }
 
@@ -131,6 +140,7 @@ final class ConnectionTracker: Sendable {
     func closed(_ connection: ConnectionState) {
         state.withLock { state in
             state.connections[ObjectIdentifier(connection)] = nil
+            state.admitted = max(0, state.admitted - 1)
             let left = state.perAddress[connection.address, default: 1] - 1
             state.perAddress[connection.address] = left > 0 ? left : nil
         }
@@ -211,6 +221,12 @@ final class ConnectionTracker: Sendable {
                     }
                 }
             }
+            // Re-count from the connections that exist: an admission libmicrohttpd could not
+            // complete (no memory for the connection) never gets a "closed" to release it.
+            state.admitted = state.connections.count
+            var perAddress: [String: Int] = [:]
+            for connection in state.connections.values { perAddress[connection.address, default: 0] += 1 }
+            state.perAddress = perAddress
             var events: [HTTPConnectionEvent] = []
             for reason in ConnectionRefusal.allCases {
                 if let pending = state.refusedSinceReport[reason], pending.count > 0 {

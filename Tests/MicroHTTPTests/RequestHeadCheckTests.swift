@@ -132,6 +132,7 @@ struct ConnectionTrackerTests {
     @Test("refusals are reported summed, then the counter starts again")
     func reports() {
         let tracker = Self.tracker(limit: 1, perIP: 0)
+        #expect(tracker.admit("10.0.0.1"))
         tracker.started(ConnectionState(fd: -1, address: "10.0.0.1", acceptedNanos: 0))
         for _ in 0..<5 { _ = tracker.admit("10.0.0.9") }
         #expect(tracker.sweep(now: 1).events == [.refused(.connectionLimit, count: 5, addresses: ["10.0.0.9"])])
