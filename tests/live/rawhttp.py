@@ -92,12 +92,6 @@ def responses(raw):
     return out
 
 
-def first_status(raw):
-    """The first final (non-1xx) response's status, or 0 when nothing that looks like HTTP/1.x came back."""
-    parsed = [r for r in responses(raw) if r[0] >= 200]
-    return parsed[0][0] if parsed else 0
-
-
 def get_aasa(address, host):
     raw = exchange(address, f"GET {AASA_PATH} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
     parsed = responses(raw)
