@@ -24,10 +24,10 @@ let package = Package(
         .target(name: "PlatformMatchers", dependencies: ["LinkwellJSON"]),
         // Strict JSON reader/writer with positions, shared by the matchers, templates and logs.
         .target(name: "LinkwellJSON"),
-        .target(name: "Association", dependencies: ["LinkRouting", "PlatformMatchers", "LinkwellJSON"]),
+        .target(name: "Association", dependencies: ["LinkRouting", "PlatformMatchers", "LinkwellJSON", "LandingPages"]),
         // Route table → the apps' router source (Swift, Kotlin) and platform files (manifest, plists).
         .target(name: "Codegen", dependencies: ["LinkRouting"]),
-        .target(name: "LandingPages", dependencies: ["LinkRouting", "LinkwellJSON", "CQRencode"]),
+        .target(name: "LandingPages", dependencies: ["LinkRouting", "LinkwellJSON", "MicroHTTP", "CQRencode"]),
         .systemLibrary(
             name: "CMicroHTTPD",
             pkgConfig: "libmicrohttpd",

@@ -2,6 +2,7 @@
 // both files and check them (size, and that each platform claims exactly what the parser
 // accepts). `serve` and reload run the same function, so nothing is served that would fail here.
 
+import LandingPages
 import LinkRouting
 
 public struct ValidationReport: Sendable {
@@ -54,6 +55,7 @@ public enum ConfigValidator {
             return ValidationReport(file: file, diagnostics: diagnostics, validated: nil)
         }
         diagnostics += table.semanticDiagnostics().map { $0.withFile(file) }
+        diagnostics += LandingDiagnostics.check(table).map { $0.withFile(file) }
         let validated = ValidatedConfig(file: file, table: table)
         for site in validated.sites {
             let size = site.aasa.count

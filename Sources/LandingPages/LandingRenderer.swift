@@ -15,18 +15,27 @@ public struct LandingResponse: Sendable, Equatable {
     }
 }
 
-/// Landing and not-found pages for every site of a route table: templates compiled once (per
-/// snapshot), pages rendered as a pure function of (table, site, match, User-Agent).
+/// Landing and not-found pages for every site of a route table: templates, string catalogs and
+/// per-site stylesheets compiled once (per snapshot), pages rendered as a pure function of
+/// (table, site, match, User-Agent, Accept-Language).
 public struct LandingRenderer: Sendable {
     public let table: RouteTable
     /// Per site, parallel to `table.sites`.
     public let templates: [LandingTemplates]
+    /// Page strings by language tag (`public/locales/<tag>.json`).
+    public let catalogs: [String: StringCatalog]
+    /// The tags of `catalogs`, sorted.
+    public let locales: [String]
+    /// Per site: the brand stylesheet (`themeColor` as the accent), served under its content hash.
+    public let brandStyles: [BrandStylesheet?]
     /// The desktop page's QR code of a link. The server passes a cached one (the SVG of a URL
     /// never changes, and encoding it costs more than the rest of the page).
-    public var qrCode: @Sendable (String) -> TrustedHTML? = LandingRenderer.makeQRCode
+    public var qrCode: @Sendable (_ url: String, _ label: String) -> TrustedHTML? = LandingRenderer.makeQRCode
+    /// The generated preview card's URL path for a page without a configured image (nil: none).
+    public var previewCard: (@Sendable (PreviewCard) -> String?)? = nil
 
-    public static func makeQRCode(_ url: String) -> TrustedHTML? {
-        QRCode(url).map { $0.svg(label: "QR code for \(url)") }
+    public static func makeQRCode(_ url: String, label: String) -> TrustedHTML? {
+        QRCode(url).map { $0.svg(label: label) }
     }
 
     /// No scripts, no frames, no third parties; images from here, `data:` and any https host
@@ -37,64 +46,126 @@ public struct LandingRenderer: Sendable {
     public static let pageHeaders: [(String, String)] = [
         ("Content-Type", "text/html; charset=utf-8"),
         ("Cache-Control", "no-cache"),
-        ("Vary", "User-Agent"),
+        ("Vary", "User-Agent, Accept-Language"),
         ("Content-Security-Policy", contentSecurityPolicy),
         ("X-Content-Type-Options", "nosniff"),
         ("X-Frame-Options", "DENY"),
         ("Referrer-Policy", "no-referrer"),
     ]
 
-    /// Compiles the templates under `publicDirectory/templates`, and for each site with
-    /// `landing.templatesDir`, that folder (under `publicDirectory`) over them.
-    public init(table: RouteTable, publicDirectory: String) throws(LandingTemplateError) {
-        let base = publicDirectory + "/templates"
-        let shipped = try LandingTemplates(directories: [base])
+    /// Compiles the templates under `templates/` of `files`, and for each site with
+    /// `landing.templatesDir`, that folder of `files` over them; reads `locales/*.json`.
+    public init(table: RouteTable, files: AssetFiles = .embedded) throws(LandingTemplateError) {
+        let shipped = try LandingTemplates(files: files, folders: ["templates"])
         var perSite: [LandingTemplates] = []
         for site in table.sites {
-            if let dir = site.config.landing?.templatesDir, !dir.isEmpty {
+            if let dir = Self.templatesFolder(site) {
                 guard !dir.split(separator: "/").contains(".."), !dir.hasPrefix("/") else {
-                    throw LandingTemplateError(file: dir, message: "site '\(site.name)': landing.templatesDir must be a relative path under public/ without '..'")
+                    throw LandingTemplateError(file: dir, message: "site '\(site.name)': landing.templatesDir must be a relative path without '..'",
+                                               fix: "put the folder under server.publicDir (or beside the config file) and name it relative to that")
                 }
-                perSite.append(try LandingTemplates(directories: [base, publicDirectory + "/" + dir]))
+                perSite.append(try LandingTemplates(files: files, folders: ["templates", dir]))
             } else {
                 perSite.append(shipped)
             }
         }
+        var catalogs: [String: StringCatalog] = [:]
+        for (path, bytes) in files.files where path.hasPrefix("locales/") && path.hasSuffix(".json") {
+            let tag = String(path.dropFirst("locales/".count).dropLast(".json".count))
+            guard !tag.contains("/") else { continue }
+            do {
+                catalogs[tag] = try StringCatalog(tag: tag, json: bytes)
+            } catch {
+                throw LandingTemplateError(file: path, message: "string catalog \(error.message)", fix: error.fix)
+            }
+        }
+        guard catalogs["en"] != nil else {
+            throw LandingTemplateError(file: "locales/en.json", message: "the English string catalog is missing",
+                                       fix: "copy public/locales/en.json from the shipped tree")
+        }
         self.table = table
         self.templates = perSite
+        self.catalogs = catalogs
+        self.locales = catalogs.keys.sorted()
+        self.brandStyles = table.sites.map { BrandStylesheet(themeColor: $0.config.landing?.themeColor) }
+    }
+
+    /// `landing.templatesDir`, trimmed of slashes; nil when unset.
+    public static func templatesFolder(_ site: CompiledSite) -> String? {
+        guard let dir = site.config.landing?.templatesDir, !dir.isEmpty else { return nil }
+        var d = Substring(dir)
+        while d.hasPrefix("./") { d = d.dropFirst(2) }
+        while d.hasSuffix("/") { d = d.dropLast() }
+        return String(d)
     }
 
     // MARK: Pages
 
+    /// The language a page for `browser` is in: crawlers get the site's default (a preview is
+    /// shown to everyone in the chat), others what `Accept-Language` prefers.
+    public func locale(site: CompiledSite, browser: BrowserFacts, acceptLanguage: String?) -> StringCatalog {
+        let siteDefault = site.config.landing?.defaultLocale
+        let tag = LocaleNegotiation.choose(acceptLanguage: browser.crawler == nil ? acceptLanguage : nil,
+                                           available: locales, siteDefault: siteDefault)
+        return catalogs[tag] ?? catalogs["en"]!
+    }
+
     /// The landing page for a matched link, as `browser` should see it.
-    public func page(for match: LinkMatch, site: CompiledSite, browser: BrowserFacts) -> LandingResponse {
-        let links = LandingLinks(table: table, site: site, match: match)
-        let context = Self.context(site: site, match: match, links: links, browser: browser, qrCode: qrCode)
+    public func page(for match: LinkMatch, site: CompiledSite, browser: BrowserFacts, acceptLanguage: String? = nil) -> LandingResponse {
+        let catalog = locale(site: site, browser: browser, acceptLanguage: acceptLanguage)
+        let context = pageContext(site: site, match: match, browser: browser, catalog: catalog)
         return LandingResponse(status: 200, headers: Self.pageHeaders, body: templates[site.index].landing.renderBytes(context))
     }
 
-    /// The site-branded not-found page (404).
-    public func notFound(site: CompiledSite) -> LandingResponse {
-        var context = Self.brand(site)
-        context["title"] = .string("Link not found")
-        return LandingResponse(status: 404, headers: Self.pageHeaders, body: templates[site.index].notFound.renderBytes(.object(context)))
+    /// The site-branded not-found page (404): the site's stores for this platform and its home,
+    /// never a link this server would answer with this page again.
+    public func notFound(site: CompiledSite, browser: BrowserFacts = BrowserFacts(platform: .desktop), acceptLanguage: String? = nil) -> LandingResponse {
+        let catalog = locale(site: site, browser: browser, acceptLanguage: acceptLanguage)
+        var c = brand(site, platform: browser.platform, catalog: catalog)
+        c["title"] = .string(catalog.text("notFoundTitle"))
+        let appName = Self.appName(site)
+        c["t"] = .object([
+            "notFoundHeading": .string(catalog.text("notFoundHeading")),
+            "notFoundBody": .string(catalog.text("notFoundBody", ["appName": appName])),
+            "actions": .string(catalog.text("actions")),
+        ])
+        let steps = NextSteps.notFound(platform: browser.platform, site: site, home: NextSteps.home(table: table, site: site))
+        addSteps(steps, to: &c, site: site, catalog: catalog, inApp: nil)
+        return LandingResponse(status: 404, headers: Self.pageHeaders, body: templates[site.index].notFound.renderBytes(.object(c)))
     }
 
     // MARK: Context
 
-    /// What every page of a site shows: app name, icon, colours, website.
-    static func brand(_ site: CompiledSite) -> [String: TemplateValue] {
+    static func appName(_ site: CompiledSite) -> String {
+        site.config.landing?.appName ?? site.iosApps.first?.name ?? site.androidApps.first?.name ?? site.name
+    }
+
+    /// The icon shown for `platform`: the platform's app's own `icon`, else `landing.icon`.
+    static func icon(_ site: CompiledSite, platform: Platform, ios: IOSAppConfig? = nil, android: AndroidAppConfig? = nil) -> String? {
+        let own: String? = switch platform {
+        case .ios: (ios ?? site.iosApps.first)?.icon
+        case .android: (android ?? site.androidApps.first)?.icon
+        case .desktop: nil
+        }
+        return own ?? site.config.landing?.icon ?? site.iosApps.lazy.compactMap(\.icon).first ?? site.androidApps.lazy.compactMap(\.icon).first
+    }
+
+    /// What every page of a site shows: language, app name, icon, colours, stylesheet.
+    func brand(_ site: CompiledSite, platform: Platform, catalog: StringCatalog,
+               ios: IOSAppConfig? = nil, android: AndroidAppConfig? = nil) -> [String: TemplateValue] {
         let landing = site.config.landing
-        let appName = landing?.appName ?? site.iosApps.first?.name ?? site.androidApps.first?.name ?? site.name
+        let appName = Self.appName(site)
         var c: [String: TemplateValue] = [
+            "lang": .string(catalog.tag),
             "appName": .string(appName),
             "siteName": .string(appName),
         ]
         if let color = landing?.themeColor, !color.isEmpty { c["themeColor"] = .string(color) }
-        if let icon = landing?.icon, let url = iconURL(icon) { c["icon"] = .url(url) }
-        if let website = site.config.website, let url = SafeURL(website), website.lowercased().hasPrefix("http") {
+        if let icon = Self.icon(site, platform: platform, ios: ios, android: android), let url = Self.iconURL(icon) { c["icon"] = .url(url) }
+        if let style = brandStyles[site.index], let url = SafeURL(style.path) { c["brandStyle"] = .url(url) }
+        if let home = NextSteps.home(table: table, site: site), let url = SafeURL(home) {
             c["website"] = .url(url)
-            c["websiteLabel"] = .string(Self.label(of: website))
+            c["websiteLabel"] = .string(Self.label(of: home))
         }
         return c
     }
@@ -126,27 +197,54 @@ public struct LandingRenderer: Sendable {
         return WebTemplate.fillURL("https://\(host)\(path)", parameters: parameters).flatMap { SafeURL($0) }
     }
 
-    public static func context(
-        site: CompiledSite, match: LinkMatch, links: LandingLinks, browser: BrowserFacts,
-        qrCode: (String) -> TrustedHTML? = LandingRenderer.makeQRCode
-    ) -> TemplateValue {
-        var c = brand(site)
-        let appName: String = if case let .string(s)? = c["appName"] { s } else { site.name }
+    /// The route's preview title and description in `catalog`'s language: `preview.locales[tag]`
+    /// (then its language without region), else the plain texts (the site's default language).
+    static func previewText(_ preview: PreviewConfig?, tag: String) -> (title: String?, description: String?) {
+        var localized: PreviewText?
+        if let locales = preview?.locales {
+            let lower = Dictionary(locales.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
+            localized = lower[tag.lowercased()] ?? tag.split(separator: "-").first.flatMap { lower[$0.lowercased()] }
+        }
+        return (localized?.title ?? preview?.title, localized?.description ?? preview?.description)
+    }
+
+    /// The image a page's preview shows, absolute: the route's `preview.image`, the site's
+    /// `landing.image`, else the generated card (nil without a card renderer).
+    func image(site: CompiledSite, match: LinkMatch, title: String, catalog: StringCatalog, links: LandingLinks) -> (url: SafeURL, generated: Bool)? {
         let preview = site.entry(named: match.route)?.route?.preview
-        let title = preview?.title.map { WebTemplate.fillText($0, parameters: match.parameters) } ?? appName
+        for template in [preview?.image, site.config.landing?.image].compactMap({ $0 }) where !template.isEmpty {
+            if let url = Self.previewImage(template, parameters: match.parameters, host: site.canonicalHost) { return (url, false) }
+        }
+        let card = PreviewCard(site: site.name, route: match.route, link: links.canonical, appName: Self.appName(site), title: title,
+                               themeColor: site.config.landing?.themeColor, icon: Self.icon(site, platform: .desktop), locale: catalog.tag)
+        guard let path = previewCard?(card), let url = SafeURL("https://\(site.canonicalHost)\(path)") else { return nil }
+        return (url, true)
+    }
+
+    func pageContext(site: CompiledSite, match: LinkMatch, browser: BrowserFacts, catalog: StringCatalog) -> TemplateValue {
+        let links = LandingLinks(table: table, site: site, match: match)
+        var c = brand(site, platform: browser.platform, catalog: catalog, ios: links.iosApp, android: links.androidApp)
+        let appName = Self.appName(site)
+        let text = Self.previewText(site.entry(named: match.route)?.route?.preview, tag: catalog.tag)
+        let title = text.title.map { WebTemplate.fillText($0, parameters: match.parameters) } ?? appName
         c["title"] = .string(title.isEmpty ? appName : title)
-        if let d = preview?.description.map({ WebTemplate.fillText($0, parameters: match.parameters) }), !d.isEmpty {
+        if let d = text.description.map({ WebTemplate.fillText($0, parameters: match.parameters) }), !d.isEmpty {
             c["description"] = .string(d)
         }
-        if let t = preview?.image, let image = previewImage(t, parameters: match.parameters, host: site.canonicalHost) {
-            c["image"] = .url(image)
+        if let image = image(site: site, match: match, title: title.isEmpty ? appName : title, catalog: catalog, links: links) {
+            c["image"] = .url(image.url)
+            c["imageAlt"] = .string(catalog.text("imageAlt", ["title": title.isEmpty ? appName : title, "appName": appName]))
+            if image.generated {
+                c["imageWidth"] = .int(PreviewCard.width)
+                c["imageHeight"] = .int(PreviewCard.height)
+                c["imageType"] = "image/png"
+            }
         }
         c["twitterCard"] = .string(c["image"] == nil ? "summary" : "summary_large_image")
         if let canonical = SafeURL(links.canonical) { c["canonical"] = .url(canonical) }
         if let banner = links.smartAppBanner { c["smartBanner"] = .string(banner) }
         c["platform"] = .string(browser.platform.rawValue)
         c[browser.platform.rawValue] = .bool(true)
-        if let app = browser.inAppBrowser, browser.crawler == nil { c["inApp"] = .string(app) }
 
         // App Links tags: the URL each app opens (its scheme, else the https link).
         var al: [String: TemplateValue] = [:]
@@ -164,27 +262,78 @@ public struct LandingRenderer: Sendable {
         }
         c["al"] = .object(al)
 
-        // Buttons. iOS: the custom scheme (a same-domain universal link would only reload
-        // Safari). Android: Chrome's intent:// URL. Desktop: no app to open; a QR code instead.
-        switch browser.platform {
-        case .ios:
-            if let link = links.iosSchemeLink, let app = links.iosApp,
-               let url = SafeURL(link, allowedSchemes: Set(app.schemes ?? [])) {
-                c["openInApp"] = .url(url)
-            }
-            if let s = links.appStore, let url = SafeURL(s) { c["appStore"] = .url(url); c["showAppStore"] = true }
-        case .android:
-            if let intent = links.androidIntent, let url = SafeURL(intent, allowedSchemes: ["intent"]) {
-                c["openInApp"] = .url(url)
-            }
-            if let s = links.playStore, let url = SafeURL(s) { c["playStore"] = .url(url); c["showPlayStore"] = true }
-        case .desktop:
-            if let s = links.appStore, let url = SafeURL(s) { c["appStore"] = .url(url); c["showAppStore"] = true }
-            if let s = links.playStore, let url = SafeURL(s) { c["playStore"] = .url(url); c["showPlayStore"] = true }
-            if browser.crawler == nil, let qr = qrCode(links.canonical) {
-                c["qr"] = .html(qr)
-            }
+        let steps = NextSteps.decide(platform: browser.platform, links: links,
+                                     webPage: NextSteps.webPage(table: table, site: site, match: match),
+                                     home: NextSteps.home(table: table, site: site))
+        let inApp = browser.crawler == nil ? browser.inAppBrowser : nil
+        addSteps(steps, to: &c, site: site, catalog: catalog, inApp: inApp)
+        c["t"] = .object([
+            "qrCaption": .string(catalog.text("qrCaption")),
+            "link": .string(catalog.text("link")),
+            "actions": .string(catalog.text("actions")),
+        ])
+        if browser.platform == .desktop, browser.crawler == nil, let qr = qrCode(links.canonical, catalog.text("qrLabel", ["url": links.canonical])) {
+            c["qr"] = .html(qr)
         }
         return .object(c)
+    }
+
+    /// The buttons: `primary` (Open in app, followed by the in-app-browser note), then `steps`;
+    /// `availableOn` when this platform has no app.
+    func addSteps(_ steps: NextSteps, to c: inout [String: TemplateValue], site: CompiledSite, catalog: StringCatalog, inApp: String?) {
+        let appName = Self.appName(site)
+        var rest: [TemplateValue] = []
+        for step in steps.steps {
+            var b: [String: TemplateValue] = ["id": .string(step.id)]
+            let url: SafeURL?
+            switch step {
+            case let .openInApp(u):
+                let schemes = Set((site.iosApps.flatMap { $0.schemes ?? [] }) + (site.androidApps.flatMap { $0.schemes ?? [] }) + ["intent"])
+                url = SafeURL(u, allowedSchemes: schemes)
+                b["label"] = .string(catalog.text("openInApp", ["appName": appName]))
+                b["class"] = "primary"
+            case let .appStore(u):
+                url = SafeURL(u)
+                b["eyebrow"] = .string(catalog.text("appStoreEyebrow"))
+                b["label"] = .string(catalog.text("appStore"))
+                b["class"] = "store app-store"
+            case let .playStore(u):
+                url = SafeURL(u)
+                b["eyebrow"] = .string(catalog.text("playStoreEyebrow"))
+                b["label"] = .string(catalog.text("playStore"))
+                b["class"] = "store play-store"
+            case let .web(u):
+                url = SafeURL(u)
+                b["label"] = .string(catalog.text("webPage"))
+                b["class"] = "web"
+            case let .home(u):
+                url = SafeURL(u)
+                b["label"] = .string(catalog.text("home", ["website": Self.label(of: u)]))
+                b["class"] = "web"
+            }
+            guard let url else { continue }
+            b["url"] = .url(url)
+            if case .openInApp = step {
+                c["primary"] = .object(b)
+            } else {
+                rest.append(.object(b))
+            }
+        }
+        // Without an app to open, the first web or store button is the primary one.
+        if c["primary"] == nil, !rest.isEmpty, case var .object(first) = rest[0], first["class"] == "web" {
+            first["class"] = "primary web"
+            rest[0] = .object(first)
+        }
+        c["steps"] = .list(rest)
+        if let inApp, c["primary"] != nil {
+            c["inAppNote"] = .string(catalog.text("inAppNote", ["inApp": inApp, "appName": appName]))
+        }
+        let key: String? = switch Set(steps.availableOn) {
+        case [.ios]: "availableOnIOS"
+        case [.android]: "availableOnAndroid"
+        case [.ios, .android]: "availableOnBoth"
+        default: nil
+        }
+        if let key { c["availableOn"] = .string(catalog.text(key, ["appName": appName])) }
     }
 }

@@ -28,32 +28,30 @@ public struct LandingTemplates: Sendable {
     public static let notFoundFile = "not-found.html"
     public static let partialsFolder = "partials"
 
-    /// Reads `landing.html`, `not-found.html` and `partials/*.html` from `directories`; a file
-    /// in a later directory replaces the one of the same name in an earlier one.
-    public init(directories: [String]) throws(LandingTemplateError) {
+    /// Compiles `landing.html`, `not-found.html` and `partials/*.html` from the `folders` of
+    /// `files`; a file in a later folder replaces the one of the same name in an earlier one.
+    public init(files: AssetFiles, folders: [String]) throws(LandingTemplateError) {
         var sources: [String: (source: String, file: String)] = [:]
         var partials: [String: String] = [:]
-        let fm = FileManager.default
-        for dir in directories {
-            var isDir: ObjCBool = false
-            guard fm.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+        for dir in folders {
+            guard files.hasFolder(dir) else {
                 throw LandingTemplateError(file: dir, message: "the templates folder does not exist",
-                                           fix: "create it, or correct 'landing.templatesDir' (a path under public/)")
+                                           fix: "create it, or correct 'landing.templatesDir' (a folder under server.publicDir, or beside the config file)")
             }
             for name in [Self.landingFile, Self.notFoundFile] {
-                let path = (dir as NSString).appendingPathComponent(name)
-                if fm.fileExists(atPath: path) { sources[name] = (try Self.read(path), path) }
+                let path = dir + "/" + name
+                if let text = try files.text(path) { sources[name] = (text, path) }
             }
-            let partialsDir = (dir as NSString).appendingPathComponent(Self.partialsFolder)
-            if let names = try? fm.contentsOfDirectory(atPath: partialsDir) {
-                for name in names.sorted() where name.hasSuffix(".html") {
-                    partials[String(name.dropLast(5))] = try Self.read((partialsDir as NSString).appendingPathComponent(name))
-                }
+            let prefix = dir + "/" + Self.partialsFolder + "/"
+            for path in files.files.keys.sorted() where path.hasPrefix(prefix) && path.hasSuffix(".html") {
+                let name = path.dropFirst(prefix.count).dropLast(5)
+                guard !name.contains("/") else { continue }
+                partials[String(name)] = try files.text(path)
             }
         }
         func compile(_ name: String) throws(LandingTemplateError) -> Template {
             guard let (source, file) = sources[name] else {
-                throw LandingTemplateError(file: (directories.last ?? ".") + "/" + name, message: "template '\(name)' is missing",
+                throw LandingTemplateError(file: (folders.last ?? ".") + "/" + name, message: "template '\(name)' is missing",
                                            fix: "copy it from the shipped public/templates/")
             }
             let template: Template
@@ -70,16 +68,6 @@ public struct LandingTemplates: Sendable {
         }
         landing = try compile(Self.landingFile)
         notFound = try compile(Self.notFoundFile)
-        self.directories = directories
-    }
-
-    static func read(_ path: String) throws(LandingTemplateError) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw LandingTemplateError(file: path, message: "cannot read the file")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw LandingTemplateError(file: path, message: "the file is not UTF-8")
-        }
-        return text
+        self.directories = folders
     }
 }

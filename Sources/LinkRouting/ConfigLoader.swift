@@ -166,7 +166,8 @@ public enum ConfigLoader {
             of: RouteConfig.CodingKeys.self,
             nested: [
                 .query: .map(keys(of: QueryParamConfig.CodingKeys.self)), .params: .map(keys(of: ParamConfig.CodingKeys.self)),
-                .fallback: fallback, .preview: keys(of: PreviewConfig.CodingKeys.self),
+                .fallback: fallback,
+                .preview: keys(of: PreviewConfig.CodingKeys.self, nested: [.locales: .map(keys(of: PreviewText.CodingKeys.self))]),
             ])
         static let site = keys(
             of: SiteConfig.CodingKeys.self,

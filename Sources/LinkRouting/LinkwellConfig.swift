@@ -112,16 +112,19 @@ public struct IOSAppConfig: Codable, Sendable, Equatable {
     public var activityContinuation: Bool?
     /// The App Clip's bundle ID, for `appclips` and the Smart App Banner.
     public var appClipBundleID: String?
+    /// The app's icon on the landing page and preview card: a path under `public/` or an
+    /// absolute https URL (default: `landing.icon`).
+    public var icon: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, name, teamID, bundleID, appStoreID, schemes, webcredentials, activityContinuation, appClipBundleID
+        case id, name, teamID, bundleID, appStoreID, schemes, webcredentials, activityContinuation, appClipBundleID, icon
     }
 
     /// Creates an iOS app entry; `teamID` and `bundleID` are required.
     public init(
         id: String? = nil, name: String? = nil, teamID: String, bundleID: String, appStoreID: String? = nil,
         schemes: [String]? = nil, webcredentials: Bool? = nil, activityContinuation: Bool? = nil,
-        appClipBundleID: String? = nil
+        appClipBundleID: String? = nil, icon: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -132,6 +135,7 @@ public struct IOSAppConfig: Codable, Sendable, Equatable {
         self.webcredentials = webcredentials
         self.activityContinuation = activityContinuation
         self.appClipBundleID = appClipBundleID
+        self.icon = icon
     }
 
     /// `<team ID>.<bundle ID>`, as AASA names the app.
@@ -161,15 +165,17 @@ public struct AndroidAppConfig: Codable, Sendable, Equatable {
     public var loginCredentials: Bool?
     /// Extra web origins that share credentials with this app (`namespace: web` targets).
     public var webTargets: [String]?
+    /// The app's icon (as for iOS apps; default: `landing.icon`).
+    public var icon: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, name, package, fingerprints, schemes, loginCredentials, webTargets
+        case id, name, package, fingerprints, schemes, loginCredentials, webTargets, icon
     }
 
     /// Creates an Android app entry; `package` and `fingerprints` are required.
     public init(
         id: String? = nil, name: String? = nil, package: String, fingerprints: [String], schemes: [String]? = nil,
-        loginCredentials: Bool? = nil, webTargets: [String]? = nil
+        loginCredentials: Bool? = nil, webTargets: [String]? = nil, icon: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -178,6 +184,7 @@ public struct AndroidAppConfig: Codable, Sendable, Equatable {
         self.schemes = schemes
         self.loginCredentials = loginCredentials
         self.webTargets = webTargets
+        self.icon = icon
     }
 
     /// What a route's `apps` list calls this app: ``id``, or the package name when there is none.
@@ -373,16 +380,38 @@ public struct PreviewConfig: Codable, Sendable, Equatable {
     public var description: String?
     /// An absolute `https` URL or a path under the site (`/static/og.png`).
     public var image: String?
+    /// Title and description in other languages, by BCP 47 tag (`pt-BR`, `it`); the plain
+    /// `title`/`description` are in the site's `defaultLocale`.
+    public var locales: [String: PreviewText]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case title, description, image
+        case title, description, image, locales
     }
 
     /// Creates the preview; every field is optional.
-    public init(title: String? = nil, description: String? = nil, image: String? = nil) {
+    public init(title: String? = nil, description: String? = nil, image: String? = nil, locales: [String: PreviewText]? = nil) {
         self.title = title
         self.description = description
         self.image = image
+        self.locales = locales
+    }
+}
+
+/// A route's preview text in one language.
+public struct PreviewText: Codable, Sendable, Equatable {
+    /// The title in this language, templated like `PreviewConfig.title`.
+    public var title: String?
+    /// The description in this language.
+    public var description: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case title, description
+    }
+
+    /// Creates the texts; both are optional (a missing one falls back to the plain text).
+    public init(title: String? = nil, description: String? = nil) {
+        self.title = title
+        self.description = description
     }
 }
 
@@ -409,17 +438,26 @@ public struct LandingConfig: Codable, Sendable, Equatable {
     public var themeColor: String?
     /// A folder of templates that override the shipped ones for this site.
     public var templatesDir: String?
+    /// The language of the site's texts and of pages for crawlers and visitors whose
+    /// `Accept-Language` names none of the shipped ones (default `en`).
+    public var defaultLocale: String?
+    /// The preview image of every route without its own `preview.image` (default: a card
+    /// generated from the icon, app name, title and theme colour).
+    public var image: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case appName, icon, themeColor, templatesDir
+        case appName, icon, themeColor, templatesDir, defaultLocale, image
     }
 
     /// Creates the look; every field is optional.
-    public init(appName: String? = nil, icon: String? = nil, themeColor: String? = nil, templatesDir: String? = nil) {
+    public init(appName: String? = nil, icon: String? = nil, themeColor: String? = nil, templatesDir: String? = nil,
+                defaultLocale: String? = nil, image: String? = nil) {
         self.appName = appName
         self.icon = icon
         self.themeColor = themeColor
         self.templatesDir = templatesDir
+        self.defaultLocale = defaultLocale
+        self.image = image
     }
 }
 

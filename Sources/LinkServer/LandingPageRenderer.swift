@@ -24,15 +24,18 @@ final class QRCodeCache: Sendable {
         self.largestEntry = byteBudget / 64
     }
 
-    func svg(_ url: String) -> TrustedHTML? {
-        if let hit = state.withLock({ $0.entries[url] }) { return hit }
-        guard let made = LandingRenderer.makeQRCode(url) else { return nil }
-        let size = url.utf8.count + made.html.utf8.count
+    /// The SVG of `url`'s code with the accessible name `label` (default: English).
+    func svg(_ url: String, label: String? = nil) -> TrustedHTML? {
+        let label = label ?? "QR code for \(url)"
+        let key = label + "\u{0}" + url
+        if let hit = state.withLock({ $0.entries[key] }) { return hit }
+        guard let made = LandingRenderer.makeQRCode(url, label: label) else { return nil }
+        let size = key.utf8.count + made.html.utf8.count
         guard size <= largestEntry else { return made }
         state.withLock { state in
-            guard state.entries[url] == nil else { return }
+            guard state.entries[key] == nil else { return }
             if state.bytes + size > byteBudget { state = State() }
-            state.entries[url] = made
+            state.entries[key] = made
             state.bytes += size
         }
         return made
@@ -47,30 +50,22 @@ final class QRCodeCache: Sendable {
 public struct LandingPageRenderer: PageRenderer {
     public let landing: LandingRenderer
 
-    public init(table: RouteTable, publicDirectory: String) throws(LandingTemplateError) {
-        var renderer = try LandingRenderer(table: table, publicDirectory: publicDirectory)
+    public init(table: RouteTable, files: AssetFiles) throws(LandingTemplateError) {
+        var renderer = try LandingRenderer(table: table, files: files)
         let cache = QRCodeCache()
-        renderer.qrCode = { cache.svg($0) }
+        renderer.qrCode = { cache.svg($0, label: $1) }
         landing = renderer
     }
 
     public func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> HTTPResponse {
-        Self.http(landing.page(for: match, site: site, browser: BrowserFacts(userAgent: request.userAgent)))
+        Self.http(landing.page(for: match, site: site, browser: BrowserFacts(userAgent: request.userAgent), acceptLanguage: request.acceptLanguage))
     }
 
     public func notFound(site: CompiledSite, request: RequestFacts) -> HTTPResponse {
-        Self.http(landing.notFound(site: site))
+        Self.http(landing.notFound(site: site, browser: BrowserFacts(userAgent: request.userAgent), acceptLanguage: request.acceptLanguage))
     }
 
     static func http(_ r: LandingResponse) -> HTTPResponse {
         .dynamic(status: r.status, headers: r.headers, body: r.body)
-    }
-
-    /// True when `publicDirectory` has a `templates` folder (else the server falls back to
-    /// `MinimalPageRenderer`).
-    public static func hasTemplates(_ publicDirectory: String?) -> Bool {
-        guard let publicDirectory else { return false }
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: publicDirectory + "/templates", isDirectory: &isDir) && isDir.boolValue
     }
 }

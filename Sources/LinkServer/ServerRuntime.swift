@@ -43,13 +43,13 @@ public final class ServerRuntime: Sendable {
             var failed = report
             failed.diagnostics.append(Diagnostic(
                 .error, file: configPath, at: "server.publicDir", value: configured,
-                "server.publicDir is '\(configured)', but \(dir) is not a directory; without it the landing pages would have no CSS, images or templates",
-                fix: "create the folder (copy the repository's public/), correct the path (relative paths start at the config file's folder), or remove server.publicDir"))
+                "server.publicDir is '\(configured)', but \(dir) is not a directory, so its templates, CSS and images cannot be laid over the shipped ones",
+                fix: "create the folder, correct the path (relative paths start at the config file's folder), or remove server.publicDir (the pages compiled into the binary then serve alone)"))
             failed.validated = nil
             return (nil, failed)
         }
         do {
-            return (try Snapshot(loaded: loaded, publicDirectory: dir), report)
+            return (try Snapshot(loaded: loaded, publicDirectory: dir, configDirectory: Snapshot.configDirectory(configPath)), report)
         } catch {
             var failed = report
             let file = (error as? LandingTemplateError)?.file ?? dir ?? "public/templates"

@@ -1,5 +1,6 @@
 import Association
 import Foundation
+import LandingPages
 import LinkRouting
 import MicroHTTP
 
@@ -15,7 +16,7 @@ public final class Snapshot: Sendable {
     public let proxyTrust: ProxyTrust
     public let renderer: any PageRenderer
     public var logQueryStrings: Bool { server.logQueryStrings }
-    /// The directory the static assets came from (nil: none).
+    /// The folder laid over the shipped `public/` tree (nil: the shipped tree alone).
     public let publicDirectory: String?
     public let createdAt: Date
 
@@ -23,28 +24,43 @@ public final class Snapshot: Sendable {
 
     /// The last stage of the load pipeline: serves the bytes `loaded` generated, nothing is
     /// generated again.
-    /// - Parameter renderer: how pages are made; by default the landing pages from
-    ///   `publicDirectory/templates` (`MinimalPageRenderer` when there is no such folder).
-    /// - Throws: `LandingTemplateError` when a template does not compile, so a reload with a
-    ///   broken template keeps the old snapshot.
+    /// - Parameters:
+    ///   - publicDirectory: a folder laid over the shipped `public/` tree compiled into the
+    ///     binary, file by file (`server.publicDir`); nil: the shipped tree alone. A folder that
+    ///     does not exist is an error.
+    ///   - configDirectory: where a `landing.templatesDir` that is not under `publicDirectory` is
+    ///     looked for (the config file's folder).
+    ///   - renderer: how pages are made; by default the landing pages.
+    /// - Throws: `LandingTemplateError` when a folder is missing or a template does not compile,
+    ///   so a reload with a broken template keeps the old snapshot.
     public init(
         loaded: LoadedConfig,
         publicDirectory: String?,
+        configDirectory: String? = nil,
         renderer: ((RouteTable) throws -> any PageRenderer)? = nil
     ) throws {
         let table = loaded.validated.table
+        var files = AssetFiles.embedded
+        if let publicDirectory { files = try files.overlaid(directory: publicDirectory, setting: "server.publicDir") }
+        for site in table.sites {
+            guard let dir = LandingRenderer.templatesFolder(site), !files.hasFolder(dir), let configDirectory,
+                  !dir.split(separator: "/").contains(".."), !dir.hasPrefix("/") else { continue }
+            files = try files.overlaid(directory: configDirectory + "/" + dir, under: dir,
+                                       setting: "sites[\(site.index)].landing.templatesDir")
+        }
         self.table = table
         self.server = loaded.server
         self.sites = loaded.validated.sites.map { Site($0, cacheControl: loaded.server.associationCacheControl) }
-        self.assets = StaticAssets(directory: publicDirectory)
         self.proxyTrust = ProxyTrust(networks: loaded.server.trustedProxies)
+        var generated: [String: [UInt8]] = [:]
         if let renderer {
             self.renderer = try renderer(table)
-        } else if let publicDirectory, LandingPageRenderer.hasTemplates(publicDirectory) {
-            self.renderer = try LandingPageRenderer(table: table, publicDirectory: publicDirectory)
         } else {
-            self.renderer = MinimalPageRenderer(table: table)
+            let landing = try LandingPageRenderer(table: table, files: files)
+            for style in landing.landing.brandStyles.compactMap({ $0 }) { generated[style.path] = Array(style.css.utf8) }
+            self.renderer = landing
         }
+        self.assets = StaticAssets(files: files, generated: generated)
         self.publicDirectory = publicDirectory
         self.createdAt = Date()
     }
@@ -54,10 +70,11 @@ public final class Snapshot: Sendable {
     public convenience init(
         table: RouteTable,
         publicDirectory: String?,
+        configDirectory: String? = nil,
         renderer: ((RouteTable) throws -> any PageRenderer)? = nil
     ) throws {
         let loaded = LoadedConfig(validated: ValidatedConfig(file: "", table: table), server: ServerConfiguration(table.config.server))
-        try self.init(loaded: loaded, publicDirectory: publicDirectory, renderer: renderer)
+        try self.init(loaded: loaded, publicDirectory: publicDirectory, configDirectory: configDirectory, renderer: renderer)
     }
 
     /// The snapshot's view of a compiled site.
@@ -70,24 +87,17 @@ public final class Snapshot: Sendable {
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
     }
 
-    /// Where `public/` is for a config file: `server.publicDir` (relative to the config file's
-    /// folder), else `public` beside the config folder (the repository's `public/`), else
-    /// `./public`. Nil when none exists.
+    /// `server.publicDir` resolved against the config file's folder; nil when unset (the shipped
+    /// tree compiled into the binary serves alone).
     public static func publicDirectory(settings: ServerSettings?, configPath: String) -> String? {
+        guard let explicit = settings?.publicDir, !explicit.isEmpty else { return nil }
         let configDir = URL(fileURLWithPath: configPath).deletingLastPathComponent()
-        var isDir: ObjCBool = false
-        if let explicit = settings?.publicDir {
-            let url = explicit.hasPrefix("/") ? URL(fileURLWithPath: explicit) : configDir.appendingPathComponent(explicit)
-            return url.standardizedFileURL.path
-        }
-        let candidates = [
-            configDir.deletingLastPathComponent().appendingPathComponent("public"),
-            configDir.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("public"),
-            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("public"),
-        ]
-        for c in candidates where FileManager.default.fileExists(atPath: c.standardizedFileURL.path, isDirectory: &isDir) && isDir.boolValue {
-            return c.standardizedFileURL.path
-        }
-        return nil
+        let url = explicit.hasPrefix("/") ? URL(fileURLWithPath: explicit) : configDir.appendingPathComponent(explicit)
+        return url.standardizedFileURL.path
+    }
+
+    /// The folder of a config file.
+    public static func configDirectory(_ configPath: String) -> String {
+        URL(fileURLWithPath: configPath).deletingLastPathComponent().standardizedFileURL.path
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LandingPages
 import MicroHTTP
 
 /// The files of `public/` that are served as they are (CSS, images, robots.txt, favicon), read
@@ -10,8 +11,6 @@ public struct StaticAssets: Sendable {
     public let warnings: [String]
 
     public static let cacheControl = "public, max-age=3600"
-    /// Largest file served from memory.
-    public static let maxFileBytes = 16 * 1024 * 1024
 
     public static let contentTypes: [String: String] = [
         "css": "text/css; charset=utf-8",
@@ -35,47 +34,28 @@ public struct StaticAssets: Sendable {
         self.warnings = warnings
     }
 
-    /// Reads every regular file under `directory` whose extension has a known content type
-    /// (templates and other files are not served). A missing directory yields no assets.
-    public init(directory: String?) {
-        guard let directory else {
-            self.init()
-            return
-        }
+    /// Long-lived: the generated files' names carry their content hash.
+    public static let immutableCacheControl = "public, max-age=31536000, immutable"
+
+    /// Every file of the tree whose extension has a known content type (templates and string
+    /// catalogs are not served), plus the generated files (brand stylesheets) by URL path.
+    public init(files: AssetFiles, generated: [String: [UInt8]] = [:]) {
         var responses: [String: ConditionalResponse] = [:]
         var warnings: [String] = []
-        let fm = FileManager.default
-        let root = URL(fileURLWithPath: directory).standardizedFileURL
-        guard let walker = fm.enumerator(atPath: root.path) else {
-            self.init(warnings: ["public directory \(directory) cannot be read"])
-            return
-        }
-        while let relative = walker.nextObject() as? String {
-            let name = (relative as NSString).lastPathComponent
-            if name.hasPrefix(".") {
-                walker.skipDescendants()
-                continue
-            }
-            let ext = (name as NSString).pathExtension.lowercased()
+        for (relative, bytes) in files.files {
+            let ext = (relative as NSString).pathExtension.lowercased()
             guard let type = Self.contentTypes[ext] else { continue }
-            let full = root.appendingPathComponent(relative).path
-            guard let attributes = try? fm.attributesOfItem(atPath: full),
-                  attributes[.type] as? FileAttributeType == .typeRegular else { continue }
-            let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-            guard size <= Self.maxFileBytes else {
-                warnings.append("\(full) is \(size) bytes, more than \(Self.maxFileBytes); not served")
-                continue
-            }
             // Only names made of URL-safe characters get a URL (no escaping ambiguity).
             guard relative.utf8.allSatisfy(Self.isSafe) else {
-                warnings.append("\(full): the name has characters that need escaping in a URL; not served")
+                warnings.append("public/\(relative): the name has characters that need escaping in a URL; not served")
                 continue
             }
-            guard let data = fm.contents(atPath: full) else {
-                warnings.append("\(full) cannot be read")
-                continue
-            }
-            responses["/" + relative] = ConditionalResponse(body: [UInt8](data), contentType: type, cacheControl: Self.cacheControl)
+            responses["/" + relative] = ConditionalResponse(body: bytes, contentType: type, cacheControl: Self.cacheControl)
+        }
+        for (path, bytes) in generated {
+            let ext = (path as NSString).pathExtension.lowercased()
+            responses[path] = ConditionalResponse(body: bytes, contentType: Self.contentTypes[ext] ?? "application/octet-stream",
+                                                  cacheControl: Self.immutableCacheControl)
         }
         self.init(responses: responses, warnings: warnings)
     }

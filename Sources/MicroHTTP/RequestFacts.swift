@@ -13,11 +13,14 @@ public struct RequestFacts: Sendable, Equatable {
     public var xForwardedHost: [String]
     public var ifNoneMatch: String?
     public var userAgent: String?
+    /// `Accept-Language`, for the landing page's language.
+    public var acceptLanguage: String?
 
     public init(
         method: String = "GET", rawTarget: String, host: String? = nil, peerAddress: String = "127.0.0.1",
         forwarded: [String] = [], xForwardedFor: [String] = [], xForwardedProto: [String] = [],
-        xForwardedHost: [String] = [], ifNoneMatch: String? = nil, userAgent: String? = nil
+        xForwardedHost: [String] = [], ifNoneMatch: String? = nil, userAgent: String? = nil,
+        acceptLanguage: String? = nil
     ) {
         self.method = method
         self.rawTarget = rawTarget
@@ -29,6 +32,7 @@ public struct RequestFacts: Sendable, Equatable {
         self.xForwardedHost = xForwardedHost
         self.ifNoneMatch = ifNoneMatch
         self.userAgent = userAgent
+        self.acceptLanguage = acceptLanguage
     }
 
     /// Reads the facts from a live request. The common headers are looked up one by one in
@@ -38,6 +42,7 @@ public struct RequestFacts: Sendable, Equatable {
         self.init(method: request.method, rawTarget: request.rawTarget, peerAddress: request.peerAddress)
         host = request.header("Host")
         userAgent = request.header("User-Agent")
+        acceptLanguage = request.header("Accept-Language")
         if request.header("If-None-Match") != nil {
             ifNoneMatch = request.headerValues("If-None-Match").joined(separator: ", ")
         }

@@ -50,7 +50,7 @@ enum LP {
 
     static func render(_ site: SiteConfig = site(), url: String = "https://shop.example.com/item/42", ua: String?) -> String {
         let t = table(site)
-        let r = try! LandingRenderer(table: t, publicDirectory: publicDir)
+        let r = try! LandingRenderer(table: t)
         let (s, m) = match(t, url)
         return String(decoding: r.page(for: m, site: s, browser: BrowserFacts(userAgent: ua)).body, as: UTF8.self)
     }
@@ -189,7 +189,7 @@ struct LandingPageContentTests {
     @Test("iOS: custom-scheme open button, App Store button, Smart App Banner, no QR")
     func ios() {
         let html = LP.render(ua: UA.iPhone)
-        #expect(html.contains(#"<a class="button primary" id="open-in-app" href="shop://item/42">"#))
+        #expect(html.contains(#"<a class="button primary" id="open-in-app" href="shop://item/42">Open in Shop</a>"#))
         #expect(html.contains(#"id="app-store" href="https://apps.apple.com/app/id123456789""#))
         #expect(html.contains(#"<meta name="apple-itunes-app" content="app-id=123456789, app-argument=https://shop.example.com/item/42">"#))
         #expect(!html.contains("play-store"))
@@ -255,7 +255,7 @@ struct LandingPageContentTests {
     @Test("not-found page: site-branded, links to the website, 404, CSP")
     func notFound() {
         let t = LP.table()
-        let r = try! LandingRenderer(table: t, publicDirectory: LP.publicDir)
+        let r = try! LandingRenderer(table: t)
         let resp = r.notFound(site: t.sites[0])
         #expect(resp.status == 404)
         #expect(resp.header("Content-Security-Policy") == LandingRenderer.contentSecurityPolicy)
@@ -271,9 +271,9 @@ struct LandingPageContentTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         try "<p>{{#a}}</p>".write(to: dir.appendingPathComponent("templates/landing.html"), atomically: true, encoding: .utf8)
         try "<p>ok</p>".write(to: dir.appendingPathComponent("templates/not-found.html"), atomically: true, encoding: .utf8)
-        #expect(throws: LandingTemplateError.self) { try LandingRenderer(table: LP.table(), publicDirectory: dir.path) }
+        #expect(throws: LandingTemplateError.self) { try LandingRenderer(table: LP.table(), files: try AssetFiles.embedded.overlaid(directory: dir.path, setting: "server.publicDir")) }
         try "<script>{{x}}</script>".write(to: dir.appendingPathComponent("templates/landing.html"), atomically: true, encoding: .utf8)
-        #expect(throws: LandingTemplateError.self) { try LandingRenderer(table: LP.table(), publicDirectory: dir.path) }
+        #expect(throws: LandingTemplateError.self) { try LandingRenderer(table: LP.table(), files: try AssetFiles.embedded.overlaid(directory: dir.path, setting: "server.publicDir")) }
     }
 
     @Test("a site's templatesDir overrides the shipped templates file by file")
@@ -288,12 +288,15 @@ struct LandingPageContentTests {
         var site = LP.site()
         site.landing?.templatesDir = "custom"
         let t = LP.table(site)
-        let r = try LandingRenderer(table: t, publicDirectory: dir.path)
+        let files = try AssetFiles.embedded.overlaid(directory: dir.path, setting: "server.publicDir")
+        let r = try LandingRenderer(table: t, files: files)
         let (s, m) = LP.match(t, "https://shop.example.com/item/1")
         #expect(String(decoding: r.page(for: m, site: s, browser: BrowserFacts(userAgent: nil)).body, as: UTF8.self).contains("<p id=custom>Shop</p>"))
         #expect(String(decoding: r.notFound(site: s).body, as: UTF8.self).contains("This link goes nowhere"))
         site.landing?.templatesDir = "../etc"
-        #expect(throws: LandingTemplateError.self) { try LandingRenderer(table: LP.table(site), publicDirectory: dir.path) }
+        #expect(throws: LandingTemplateError.self) { try LandingRenderer(table: LP.table(site), files: files) }
+        site.landing?.templatesDir = "missing"
+        #expect(throws: LandingTemplateError.self) { try LandingRenderer(table: LP.table(site), files: files) }
     }
 }
 
@@ -320,7 +323,7 @@ struct LandingXSSTests {
         for fallback in fallbacks {
             let site = LP.site(fallback: fallback, preview: preview)
             let t = LP.table(site)
-            let r = try! LandingRenderer(table: t, publicDirectory: LP.publicDir)
+            let r = try! LandingRenderer(table: t)
             guard let url = try? t.build(site: "shop", route: "item", parameters: ["id": payload]) else {
                 Issue.record("cannot build a link for \(payload)"); continue
             }
@@ -349,7 +352,7 @@ struct LandingXSSTests {
     @Test("the payload as a path that matches no route: the not-found page carries nothing of it", arguments: corpus)
     func notFoundPath(payload: String) {
         let t = LP.table()
-        let r = try! LandingRenderer(table: t, publicDirectory: LP.publicDir)
+        let r = try! LandingRenderer(table: t)
         let html = String(decoding: r.notFound(site: t.sites[0]).body, as: UTF8.self)
         #expect(!html.contains(payload))
     }

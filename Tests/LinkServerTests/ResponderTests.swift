@@ -176,7 +176,7 @@ struct ResponderTests {
         #expect(html.contains("shop://item/42") || html.contains("shop:///item/42"))
         #expect(html.contains("<link rel=\"canonical\" href=\"https://shop.example.com/item/42\">"))
         #expect(r.response.header("Content-Security-Policy")?.hasPrefix("default-src 'none'") == true)
-        #expect(r.response.header("Vary") == "User-Agent")
+        #expect(r.response.header("Vary") == "User-Agent, Accept-Language")
         let ios = respond(snapshot, "/item/42") { $0.userAgent = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)" }
         #expect(String(decoding: ios.response.body, as: UTF8.self).contains("id=\"open-in-app\" href=\"shop://item/42\""))
     }

@@ -35,7 +35,7 @@ def test_usage_errors_exit_64_on_stderr():
 def test_validate_default_config_ok():
     r = run("validate")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip().endswith("OK — 3 site(s), 5 route(s), 3 warning(s)")
+    assert r.stdout.strip().endswith("OK — 3 site(s), 5 route(s), 5 warning(s)")
 
 
 def test_validate_broken_config_exit_1(tmp_path):

@@ -266,7 +266,8 @@ def test_not_found_in_browser(start_server):
     try:
         driver.get(server.url("/no/such/link"))
         assert "Link not found" in driver.title
-        assert driver.find_element(By.ID, "website").get_attribute("href").rstrip("/") == "https://diallodev.online"
+        assert driver.find_element(By.ID, "home").get_attribute("href").rstrip("/") == "https://blog.diallodev.online"
+        assert driver.find_element(By.ID, "app-store").get_attribute("href") == "https://apps.apple.com/app/id6502345678"
         assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and "404" not in e["message"]] == []
     finally:
         driver.quit()
