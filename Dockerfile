@@ -40,9 +40,8 @@ RUN if ! dpkg -s libmicrohttpd12 libqrencode4 ca-certificates >/dev/null 2>&1; t
  && groupadd --gid 10001 linkwell \
  && useradd --no-log-init --no-create-home --uid 10001 --gid linkwell --home-dir /nonexistent --shell /usr/sbin/nologin linkwell
 COPY --from=binary /out/linkwell /usr/local/bin/linkwell
-COPY public /usr/local/share/linkwell/public
 COPY config/linkwell.json5 /etc/linkwell/linkwell.json5
-# public/ is found as ./public.
+# Templates, CSS and string catalogs are compiled into the binary; server.publicDir overrides them.
 WORKDIR /usr/local/share/linkwell
 USER 10001:10001
 EXPOSE 8080 9090
