@@ -59,14 +59,16 @@ public struct RGBColor: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
-    /// Text on this colour as a background: white or black, whichever contrasts more.
-    public var textOn: RGBColor { contrast(with: .white) >= contrast(with: .black) ? .white : .black }
+    /// Text on this colour as a button background: white, as brands expect, unless the colour
+    /// is so light that white is plainly unreadable (under 3:1); then black. White between 3:1
+    /// and 4.5:1 is what `validate` warns about.
+    public var textOn: RGBColor { contrast(with: .white) >= 3 ? .white : .black }
 }
 
 /// A site's accent, from `landing.themeColor`: a small stylesheet linked after the shipped one,
 /// served from `/static/brand-<hash>.css` (no inline style, so the CSP stays `style-src 'self'`).
-/// Buttons take the theme colour itself in light and dark mode, with black or white text,
-/// whichever contrasts more; links and the focus ring take the colour moved toward black (light
+/// Buttons take the theme colour itself in light and dark mode, with white text (black on a
+/// light colour); links and the focus ring take the colour moved toward black (light
 /// mode) or white (dark mode) just far enough to reach 4.5:1 against the page.
 public struct BrandStylesheet: Sendable, Equatable {
     public let css: String
@@ -99,23 +101,15 @@ public struct BrandStylesheet: Sendable, Equatable {
         String(EntityTag.strong(for: bytes).dropFirst().dropLast())
     }
 
-    /// The `validate` finding for a theme colour: nil when text on it reaches 4.5:1, else the
-    /// message and the nearest colour that does (darker under white text, or lighter under
-    /// black text, whichever is the smaller change).
+    /// The `validate` finding for a theme colour: nil when the button text (white, or black on
+    /// a light colour) reaches 4.5:1 on it, else the ratio and the nearest colour that does —
+    /// the theme colour darkened in 1% steps until white text passes.
     public static func contrastProblem(themeColor: String) -> (ratio: Double, text: RGBColor, suggestion: RGBColor)? {
         guard let c = RGBColor(hex: themeColor) else { return nil }
         let on = c.textOn
         let ratio = c.contrast(with: on)
         guard ratio < minimumContrast else { return nil }
-        let darker = c.nearest(toward: .black, against: .white, ratio: minimumContrast)
-        let lighter = c.nearest(toward: .white, against: .black, ratio: minimumContrast)
-        let pick: (RGBColor, RGBColor)
-        switch (darker, lighter) {
-        case let (d?, l?): pick = d.steps <= l.steps ? (d.color, .white) : (l.color, .black)
-        case let (d?, nil): pick = (d.color, .white)
-        case let (nil, l?): pick = (l.color, .black)
-        case (nil, nil): pick = (.black, .white)
-        }
-        return (ratio, pick.1, pick.0)
+        let darker = c.nearest(toward: .black, against: .white, ratio: minimumContrast)?.color ?? .black
+        return (ratio, .white, darker)
     }
 }
