@@ -27,11 +27,17 @@ let package = Package(
         .target(name: "Association", dependencies: ["LinkRouting", "PlatformMatchers", "LinkwellJSON", "LandingPages"]),
         // Route table → the apps' router source (Swift, Kotlin) and platform files (manifest, plists).
         .target(name: "Codegen", dependencies: ["LinkRouting"]),
-        .target(name: "LandingPages", dependencies: ["LinkRouting", "LinkwellJSON", "MicroHTTP", "CQRencode"]),
+        .target(name: "LandingPages", dependencies: ["LinkRouting", "LinkwellJSON", "MicroHTTP", "CQRencode", "CRsvg"]),
         .systemLibrary(
             name: "CMicroHTTPD",
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        // Preview cards: SVG → PNG (librsvg draws, cairo encodes; Pango and fontconfig pick the fonts).
+        .systemLibrary(
+            name: "CRsvg",
+            pkgConfig: "librsvg-2.0",
+            providers: [.apt(["librsvg2-dev"])]
         ),
         .systemLibrary(
             name: "CQRencode",

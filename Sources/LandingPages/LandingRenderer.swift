@@ -1,3 +1,4 @@
+import Foundation
 import LinkRouting
 
 /// A response as plain values (LinkServer turns it into an HTTP response).
@@ -31,8 +32,12 @@ public struct LandingRenderer: Sendable {
     /// The desktop page's QR code of a link. The server passes a cached one (the SVG of a URL
     /// never changes, and encoding it costs more than the rest of the page).
     public var qrCode: @Sendable (_ url: String, _ label: String) -> TrustedHTML? = LandingRenderer.makeQRCode
-    /// The generated preview card's URL path for a page without a configured image (nil: none).
+    /// The generated preview card's URL path for a page without a configured image (nil: no
+    /// generated cards).
     public var previewCard: (@Sendable (PreviewCard) -> String?)? = nil
+    /// Per site: the icon file the cards show (a local file of the tree; remote icons are not
+    /// fetched).
+    public let cardIcons: [(bytes: [UInt8], type: String)?]
 
     public static func makeQRCode(_ url: String, label: String) -> TrustedHTML? {
         QRCode(url).map { $0.svg(label: label) }
@@ -88,6 +93,18 @@ public struct LandingRenderer: Sendable {
         self.catalogs = catalogs
         self.locales = catalogs.keys.sorted()
         self.brandStyles = table.sites.map { BrandStylesheet(themeColor: $0.config.landing?.themeColor) }
+        self.cardIcons = table.sites.map { site in
+            guard let icon = Self.icon(site, platform: .desktop), !icon.contains(":") else { return nil }
+            let path = icon.hasPrefix("/") ? String(icon.dropFirst()) : icon
+            let type: String? = switch (path as NSString).pathExtension.lowercased() {
+            case "svg": "image/svg+xml"
+            case "png": "image/png"
+            case "jpg", "jpeg": "image/jpeg"
+            default: nil
+            }
+            guard let type, let bytes = files.files[path] else { return nil }
+            return (bytes, type)
+        }
     }
 
     /// `landing.templatesDir`, trimmed of slashes; nil when unset.
@@ -221,19 +238,42 @@ public struct LandingRenderer: Sendable {
         return (url, true)
     }
 
+    /// The title a page in `tag`'s language shows for a match.
+    func title(site: CompiledSite, match: LinkMatch, tag: String) -> String {
+        let appName = Self.appName(site)
+        let text = Self.previewText(site.entry(named: match.route)?.route?.preview, tag: tag)
+        let title = text.title.map { WebTemplate.fillText($0, parameters: match.parameters) } ?? appName
+        return title.isEmpty ? appName : title
+    }
+
+    /// The card a page of this link in `locale` shows (to rebuild it from the image URL).
+    public func card(for match: LinkMatch, site: CompiledSite, locale: String) -> PreviewCard {
+        let tag = catalogs[locale]?.tag ?? "en"
+        let links = LandingLinks(table: table, site: site, match: match)
+        return PreviewCard(site: site.name, route: match.route, link: links.canonical, appName: Self.appName(site),
+                           title: title(site: site, match: match, tag: tag), themeColor: site.config.landing?.themeColor,
+                           icon: Self.icon(site, platform: .desktop), locale: tag)
+    }
+
+    /// The card's SVG, with the site's icon.
+    public func svg(_ card: PreviewCard) -> String {
+        let icon = table.site(named: card.site).flatMap { cardIcons[$0.index] }
+        return PreviewCardRenderer.svg(card, icon: icon)
+    }
+
     func pageContext(site: CompiledSite, match: LinkMatch, browser: BrowserFacts, catalog: StringCatalog) -> TemplateValue {
         let links = LandingLinks(table: table, site: site, match: match)
         var c = brand(site, platform: browser.platform, catalog: catalog, ios: links.iosApp, android: links.androidApp)
         let appName = Self.appName(site)
         let text = Self.previewText(site.entry(named: match.route)?.route?.preview, tag: catalog.tag)
-        let title = text.title.map { WebTemplate.fillText($0, parameters: match.parameters) } ?? appName
-        c["title"] = .string(title.isEmpty ? appName : title)
+        let title = title(site: site, match: match, tag: catalog.tag)
+        c["title"] = .string(title)
         if let d = text.description.map({ WebTemplate.fillText($0, parameters: match.parameters) }), !d.isEmpty {
             c["description"] = .string(d)
         }
-        if let image = image(site: site, match: match, title: title.isEmpty ? appName : title, catalog: catalog, links: links) {
+        if let image = image(site: site, match: match, title: title, catalog: catalog, links: links) {
             c["image"] = .url(image.url)
-            c["imageAlt"] = .string(catalog.text("imageAlt", ["title": title.isEmpty ? appName : title, "appName": appName]))
+            c["imageAlt"] = .string(catalog.text("imageAlt", ["title": title, "appName": appName]))
             if image.generated {
                 c["imageWidth"] = .int(PreviewCard.width)
                 c["imageHeight"] = .int(PreviewCard.height)

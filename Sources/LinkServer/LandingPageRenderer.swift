@@ -45,16 +45,115 @@ final class QRCodeCache: Sendable {
     var bytes: Int { state.withLock { $0.bytes } }
 }
 
+/// Generated preview cards of a snapshot: the URL of a card (its SVG's content hash, plus the
+/// link and language that rebuild it after a restart or on another instance) and the PNGs,
+/// rendered at most once per distinct card while cached, within a byte budget.
+final class PreviewCardCache: Sendable {
+    struct State {
+        var pngs: [String: ConditionalResponse] = [:]
+        var order: [String] = []
+        var bytes = 0
+        var paths: [PreviewCard: String] = [:]
+    }
+
+    private let state = Mutex(State())
+    /// Renders one at a time (and never the same card twice while it is cached).
+    private let rendering = Mutex<Void>(())
+    let budgetBytes: Int
+    static let defaultBudgetBytes = 32 * 1024 * 1024
+    static let pathCapacity = 8192
+    static let cacheControl = "public, max-age=31536000, immutable"
+
+    init(budgetBytes: Int = PreviewCardCache.defaultBudgetBytes) {
+        self.budgetBytes = budgetBytes
+    }
+
+    var cachedBytes: Int { state.withLock { $0.bytes } }
+    var cachedCount: Int { state.withLock { $0.pngs.count } }
+
+    /// `/static/og/<hash>.png?l=<path and query of the link>&hl=<language>`.
+    func path(for card: PreviewCard, svg: (PreviewCard) -> String) -> String {
+        if let hit = state.withLock({ $0.paths[card] }) { return hit }
+        let hash = BrandStylesheet.hash(Array(svg(card).utf8))
+        var rest = Substring(card.link)
+        if let r = rest.range(of: "://") { rest = rest[r.upperBound...] }
+        let local = rest.firstIndex(where: { $0 == "/" || $0 == "?" }).map { String(rest[$0...]) } ?? "/"
+        let path = "/static/og/\(hash).png?l=\(PercentEncoding.encodeComponent(local))&hl=\(PercentEncoding.encodeComponent(card.locale))"
+        state.withLock { s in
+            if s.paths.count >= Self.pathCapacity { s.paths.removeAll(keepingCapacity: true) }
+            s.paths[card] = path
+        }
+        return path
+    }
+
+    /// The PNG for `hash`, rendering `svg` when it is not cached. Nil when `svg` does not hash
+    /// to `hash` (a stale or forged URL) or librsvg fails.
+    func png(hash: String, svg: () -> String?) -> ConditionalResponse? {
+        if let hit = state.withLock({ $0.pngs[hash] }) { return hit }
+        return rendering.withLock { _ -> ConditionalResponse? in
+            if let hit = state.withLock({ $0.pngs[hash] }) { return hit }
+            guard let source = svg(), BrandStylesheet.hash(Array(source.utf8)) == hash,
+                  case let .success(png) = PreviewCardRenderer.png(svg: source) else { return nil }
+            let response = ConditionalResponse(body: png, contentType: "image/png", cacheControl: Self.cacheControl)
+            state.withLock { s in
+                s.pngs[hash] = response
+                s.order.append(hash)
+                s.bytes += png.count
+                while s.bytes > budgetBytes, s.order.count > 1 {
+                    let oldest = s.order.removeFirst()
+                    s.bytes -= s.pngs.removeValue(forKey: oldest)?.ok.bodyCount ?? 0
+                }
+            }
+            return response
+        }
+    }
+}
+
 /// The default `PageRenderer`: the landing pages of module LandingPages (templates from the
 /// snapshot's `public/templates`, compiled once per snapshot).
 public struct LandingPageRenderer: PageRenderer {
     public let landing: LandingRenderer
+    let cards: PreviewCardCache
 
-    public init(table: RouteTable, files: AssetFiles) throws(LandingTemplateError) {
+    public init(table: RouteTable, files: AssetFiles, cardBudgetBytes: Int = 32 * 1024 * 1024) throws(LandingTemplateError) {
         var renderer = try LandingRenderer(table: table, files: files)
         let cache = QRCodeCache()
         renderer.qrCode = { cache.svg($0, label: $1) }
+        let cards = PreviewCardCache(budgetBytes: cardBudgetBytes)
+        let base = renderer
+        renderer.previewCard = { card in cards.path(for: card, svg: base.svg) }
         landing = renderer
+        self.cards = cards
+    }
+
+    /// `/static/og/<hash>.png?l=…&hl=…`: the card of the link `l` in language `hl`, when it
+    /// still hashes to `<hash>`; else 404.
+    public func asset(path: Substring, site: CompiledSite, request: RequestFacts) -> HTTPResponse? {
+        let name = path.dropFirst("/static/og/".count)
+        guard name.hasSuffix(".png") else { return nil }
+        let hash = String(name.dropLast(4))
+        guard hash.utf8.count == 16, hash.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return nil }
+        var link: String?
+        var locale = "en"
+        for pair in (request.rawQuery ?? "").split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            guard kv.count == 2 else { continue }
+            let value = PercentEncoding.decode(String(kv[1]))
+            if kv[0] == "l" { link = value } else if kv[0] == "hl" { locale = value }
+        }
+        let table = landing.table
+        let response = cards.png(hash: hash) {
+            guard let link, link.hasPrefix("/"),
+                  case let .matched(match) = table.resolve(site: site, path: String(link.prefix { $0 != "?" }),
+                                                           query: link.firstIndex(of: "?").map { String(link[link.index(after: $0)...]) }, fragment: nil)
+            else { return nil }
+            return landing.svg(landing.card(for: match, site: site, locale: locale))
+        }
+        guard let response else {
+            return .dynamic(status: 404, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")],
+                            body: Array("No such preview card: the link changed since the page was made, or the URL was edited.\n".utf8))
+        }
+        return response.respond(ifNoneMatch: request.ifNoneMatch)
     }
 
     public func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> HTTPResponse {

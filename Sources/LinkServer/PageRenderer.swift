@@ -7,4 +7,10 @@ import MicroHTTP
 public protocol PageRenderer: Sendable {
     func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> HTTPResponse
     func notFound(site: CompiledSite, request: RequestFacts) -> HTTPResponse
+    /// A file the renderer makes itself (generated preview cards under `/static/og/`); nil: not one.
+    func asset(path: Substring, site: CompiledSite, request: RequestFacts) -> HTTPResponse?
+}
+
+extension PageRenderer {
+    public func asset(path: Substring, site: CompiledSite, request: RequestFacts) -> HTTPResponse? { nil }
 }

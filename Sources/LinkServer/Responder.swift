@@ -85,6 +85,9 @@ public enum Responder {
             }
             return result(links.respond(ifNoneMatch: facts.ifNoneMatch), .assetlinks, site: site.name)
         }
+        if path.hasPrefix("/static/og/"), let card = snapshot.renderer.asset(path: path, site: compiled, request: facts) {
+            return result(card, .staticAsset, site: site.name)
+        }
         if let asset = snapshot.assets.responses[String(path)] {
             return result(asset.respond(ifNoneMatch: facts.ifNoneMatch), .staticAsset, site: site.name)
         }

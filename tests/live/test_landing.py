@@ -151,7 +151,7 @@ def test_preview_tags_match_the_route_config(start_server):
     assert og["al:android:url"] == "fitconnect://signup?referralCode=TRAINER42"
     assert og["al:android:package"] == "com.fitconnect.app" and og["al:android:app_name"] == "FitConnect"
     meta = meta_of(body)
-    assert meta["twitter:card"] == "summary" and meta["twitter:title"] == "Join FitConnect"
+    assert meta["twitter:card"] == "summary_large_image" and meta["twitter:title"] == "Join FitConnect"
     assert meta["apple-itunes-app"] == "app-id=6448123456, app-argument=https://fitconnect.app/signup?referralCode=TRAINER42"
 
 
