@@ -14,7 +14,7 @@ public struct LandingLinks: Sendable, Equatable {
     public var iosSchemeLink: String?
     /// The Android custom-scheme link (for `al:android:url`).
     public var androidSchemeLink: String?
-    /// `intent://HOST/PATH#Intent;scheme=https;package=PKG;S.browser_fallback_url=…;end`.
+    /// `intent://HOST/PATH#Intent;scheme=https;package=PKG;S.browser_fallback_url=<Play URL>;end`.
     public var androidIntent: String?
     /// `https://apps.apple.com/app/id<appStoreID>`.
     public var appStore: String?
@@ -33,8 +33,12 @@ public struct LandingLinks: Sendable, Equatable {
             androidSchemeLink = try? table.build(site: site.name, route: match.route, parameters: match.parameters, form: .customScheme(scheme))
         }
         if let app = androidApp {
-            androidIntent = Self.intent(canonical: canonical, package: app.package)
-            playStore = Self.playStore(package: app.package, canonical: canonical)
+            let play = Self.playStore(package: app.package, canonical: canonical)
+            playStore = play
+            // Chrome goes to browser_fallback_url when no installed app takes the intent
+            // (developer.chrome.com/docs/android/intents): the Play page, referrer included, so
+            // the install still ends in the link.
+            androidIntent = Self.intent(canonical: canonical, package: app.package, fallback: play)
         }
         if let id = iosApp?.appStoreID {
             appStore = Self.appStore(id: id)
@@ -56,12 +60,12 @@ public struct LandingLinks: Sendable, Equatable {
     }
 
     /// Chrome's intent URL for the https link: opens the app on a tap when installed, else the
-    /// browser goes to the (percent-encoded) fallback URL.
-    public static func intent(canonical: String, package: String) -> String? {
-        guard canonical.hasPrefix("https://") else { return nil }
+    /// browser goes to the (percent-encoded) `fallback` URL, which must be http(s).
+    public static func intent(canonical: String, package: String, fallback: String) -> String? {
+        guard canonical.hasPrefix("https://"), fallback.hasPrefix("https://") || fallback.hasPrefix("http://") else { return nil }
         var rest = canonical.dropFirst("https://".count)
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        return "intent://\(rest)#Intent;scheme=https;package=\(PercentEncoding.encodeComponent(package));S.browser_fallback_url=\(PercentEncoding.encodeComponent(canonical));end"
+        return "intent://\(rest)#Intent;scheme=https;package=\(PercentEncoding.encodeComponent(package));S.browser_fallback_url=\(PercentEncoding.encodeComponent(fallback));end"
     }
 
     /// `<meta name="apple-itunes-app">` content; nil without a numeric App Store id.

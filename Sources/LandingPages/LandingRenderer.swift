@@ -255,6 +255,33 @@ public struct LandingRenderer: Sendable {
                            icon: Self.icon(site, platform: .desktop), locale: tag)
     }
 
+    /// `/static/og/<hash of the SVG>.png?l=<path and query of the link>&hl=<language>`: the
+    /// content names the file, the query lets any instance rebuild it.
+    public func previewCardPath(_ card: PreviewCard) -> String {
+        let hash = BrandStylesheet.hash(Array(svg(card).utf8))
+        var rest = Substring(card.link)
+        if let r = rest.range(of: "://") { rest = rest[r.upperBound...] }
+        let local = rest.firstIndex(where: { $0 == "/" || $0 == "?" }).map { String(rest[$0...]) } ?? "/"
+        return "/static/og/\(hash).png?l=\(PercentEncoding.encodeComponent(local))&hl=\(PercentEncoding.encodeComponent(card.locale))"
+    }
+
+    /// What a page for `browser` holds, for `linkwell check`: its language, preview image and buttons.
+    public struct Summary: Sendable {
+        public var locale: String
+        public var image: String?
+        public var imageGenerated: Bool
+        public var steps: NextSteps
+    }
+
+    public func summary(for match: LinkMatch, site: CompiledSite, browser: BrowserFacts, acceptLanguage: String?) -> Summary {
+        let catalog = locale(site: site, browser: browser, acceptLanguage: acceptLanguage)
+        let links = LandingLinks(table: table, site: site, match: match)
+        let img = image(site: site, match: match, title: title(site: site, match: match, tag: catalog.tag), catalog: catalog, links: links)
+        let steps = NextSteps.decide(platform: browser.platform, links: links, webPage: NextSteps.webPage(table: table, site: site, match: match),
+                                     home: NextSteps.home(table: table, site: site))
+        return Summary(locale: catalog.tag, image: img?.url.string, imageGenerated: img?.generated ?? false, steps: steps)
+    }
+
     /// The card's SVG, with the site's icon.
     public func svg(_ card: PreviewCard) -> String {
         let icon = table.site(named: card.site).flatMap { cardIcons[$0.index] }

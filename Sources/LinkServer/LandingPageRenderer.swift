@@ -72,13 +72,9 @@ final class PreviewCardCache: Sendable {
     var cachedCount: Int { state.withLock { $0.pngs.count } }
 
     /// `/static/og/<hash>.png?l=<path and query of the link>&hl=<language>`.
-    func path(for card: PreviewCard, svg: (PreviewCard) -> String) -> String {
+    func path(for card: PreviewCard, make: (PreviewCard) -> String) -> String {
         if let hit = state.withLock({ $0.paths[card] }) { return hit }
-        let hash = BrandStylesheet.hash(Array(svg(card).utf8))
-        var rest = Substring(card.link)
-        if let r = rest.range(of: "://") { rest = rest[r.upperBound...] }
-        let local = rest.firstIndex(where: { $0 == "/" || $0 == "?" }).map { String(rest[$0...]) } ?? "/"
-        let path = "/static/og/\(hash).png?l=\(PercentEncoding.encodeComponent(local))&hl=\(PercentEncoding.encodeComponent(card.locale))"
+        let path = make(card)
         state.withLock { s in
             if s.paths.count >= Self.pathCapacity { s.paths.removeAll(keepingCapacity: true) }
             s.paths[card] = path
@@ -121,7 +117,7 @@ public struct LandingPageRenderer: PageRenderer {
         renderer.qrCode = { cache.svg($0, label: $1) }
         let cards = PreviewCardCache(budgetBytes: cardBudgetBytes)
         let base = renderer
-        renderer.previewCard = { card in cards.path(for: card, svg: base.svg) }
+        renderer.previewCard = { card in cards.path(for: card, make: base.previewCardPath) }
         landing = renderer
         self.cards = cards
     }

@@ -11,11 +11,12 @@ enum CheckCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "check",
         overview: "Explain a URL: its site, route and parameters, and which iOS and Android app claims it through which generated component.",
-        usage: "linkwell check <url> [--user-agent <ua>] [--json] [--config <file>]",
+        usage: "linkwell check <url> [--user-agent <ua>] [--accept-language <list>] [--json] [--config <file>]",
         arguments: [("<url>", "An https link on a site's domain, or a custom-scheme link.")],
         options: [
             configOption,
-            OptionSpec(name: "--user-agent", valueName: "<ua>", help: "Also say what a browser with this User-Agent gets for the link (landing page, store or web redirect) and why."),
+            OptionSpec(name: "--user-agent", valueName: "<ua>", help: "Also say what a browser with this User-Agent gets for the link (landing page, store or web redirect) and why, and the page's language, preview image and buttons."),
+            OptionSpec(name: "--accept-language", valueName: "<list>", help: "The browser's Accept-Language (e.g. 'pt-BR,pt;q=0.9'), for the page's language; default none (the site's defaultLocale)."),
             OptionSpec(name: "--json", valueName: nil, help: "Print as JSON."),
         ]
     )
@@ -26,7 +27,9 @@ enum CheckCommand: LinkwellCommand {
         let (validated, _) = try loadConfig(args)
         let table = validated.table
         var report = LinkExplanation(validated: validated, url: url)
-        if let ua = args.value("--user-agent") { report.explainBrowser(userAgent: ua, table: table) }
+        if let ua = args.value("--user-agent") {
+            report.explainBrowser(userAgent: ua, table: table, acceptLanguage: args.value("--accept-language"))
+        }
         if args.has("--json") {
             Output.json(report.json)
         } else {
@@ -48,14 +51,24 @@ struct LinkExplanation {
     var fallback: FallbackDecision?
     /// For a link that matches no route: the not-found redirect, or nil (the not-found page).
     var notFoundRedirect: String?
+    /// The landing page's language, preview image and buttons (when the decision is the page).
+    var page: LandingRenderer.Summary?
+    var acceptLanguage: String?
 
-    mutating func explainBrowser(userAgent ua: String, table: RouteTable) {
+    mutating func explainBrowser(userAgent ua: String, table: RouteTable, acceptLanguage: String? = nil) {
         userAgent = ua
+        self.acceptLanguage = acceptLanguage
         let facts = BrowserFacts(userAgent: ua)
         browser = facts
         guard let site else { return }
         if case let .matched(m) = resolution {
-            fallback = FallbackDecision.decide(browser: facts, site: site, match: m, links: LandingLinks(table: table, site: site, match: m))
+            let decision = FallbackDecision.decide(browser: facts, site: site, match: m, links: LandingLinks(table: table, site: site, match: m))
+            fallback = decision
+            if case .landing = decision, var renderer = try? LandingRenderer(table: table) {
+                let r = renderer
+                renderer.previewCard = { r.previewCardPath($0) }
+                page = renderer.summary(for: m, site: site, browser: facts, acceptLanguage: acceptLanguage)
+            }
         } else {
             notFoundRedirect = site.config.notFound?.redirect
         }
@@ -69,7 +82,13 @@ struct LinkExplanation {
         var lines = ["Browser:   \(kind)  (User-Agent: \(ua))"]
         if let f = fallback {
             switch f {
-            case .landing: lines.append("Gets:      landing page (200) — \(f.reason)")
+            case .landing:
+                lines.append("Gets:      landing page (200) — \(f.reason)")
+                if let p = page {
+                    lines.append("Language:  \(p.locale)" + (acceptLanguage.map { " (Accept-Language: \($0))" } ?? " (no Accept-Language: the site's default)"))
+                    lines.append("Image:     " + (p.image.map { "\($0)" + (p.imageGenerated ? " (generated 1200×630 card)" : " (configured)") } ?? "none"))
+                    lines.append("Buttons:   " + (p.steps.steps.isEmpty ? "none" : p.steps.steps.map { "\($0.id) \($0.url)" }.joined(separator: "\n           ")))
+                }
             case let .redirect(_, target, reason): lines.append("Gets:      302 → \(target) (\(f.name)) — \(reason)")
             }
         } else if site != nil {
@@ -185,6 +204,11 @@ struct LinkExplanation {
                 x["decision"] = f.name
                 x["reason"] = f.reason
                 if let t = f.target { x["target"] = t }
+                if let p = page {
+                    x["locale"] = p.locale
+                    if let i = p.image { x["image"] = i; x["imageGenerated"] = p.imageGenerated }
+                    x["buttons"] = p.steps.steps.map { ["id": $0.id, "url": $0.url] }
+                }
             } else if site != nil {
                 x["decision"] = notFoundRedirect == nil ? "not_found" : "not_found_redirect"
                 if let r = notFoundRedirect { x["target"] = r }

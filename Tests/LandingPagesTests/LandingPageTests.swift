@@ -212,7 +212,12 @@ struct LandingPageContentTests {
     @Test("Android: intent:// with the encoded browser fallback, Play button with install referrer")
     func android() {
         let html = LP.render(ua: UA.android)
-        #expect(html.contains(#"id="open-in-app" href="intent://shop.example.com/item/42#Intent;scheme=https;package=com.example.shop;S.browser_fallback_url=https%3A%2F%2Fshop.example.com%2Fitem%2F42;end""#))
+        // Chrome goes to browser_fallback_url when the app is not installed: the Play page with the referrer.
+        let play = "https://play.google.com/store/apps/details?id=com.example.shop&referrer=linkwell_link%3Dhttps%253A%252F%252Fshop.example.com%252Fitem%252F42"
+        let intent = html.firstMatch(of: /id="open-in-app" href="(intent:[^"]+)"/).map { String($0.1) }
+        #expect(intent?.hasPrefix("intent://shop.example.com/item/42#Intent;scheme=https;package=com.example.shop;S.browser_fallback_url=") == true)
+        #expect(intent?.hasSuffix(";end") == true)
+        #expect(intent.flatMap { $0.firstMatch(of: /S\.browser_fallback_url=([^;]+);/) }.map { PercentEncoding.decode(String($0.1)) } == play)
         #expect(html.contains(#"id="play-store" href="https://play.google.com/store/apps/details?id=com.example.shop&amp;referrer=linkwell_link%3Dhttps%253A%252F%252Fshop.example.com%252Fitem%252F42""#))
         #expect(!html.contains("app-store\""))
     }
@@ -243,13 +248,15 @@ struct LandingPageContentTests {
         }
     }
 
-    @Test("in-app browser: a note and the open button first")
+    @Test("in-app browser: the open button first, then the note, then the store")
     func inApp() {
         let html = LP.render(ua: UA.iPhone + " Instagram 330.0.0.0")
-        #expect(html.contains("in-app-note"))
         let open = html.range(of: "open-in-app")!.lowerBound
+        let note = html.range(of: "id=\"in-app-note\"")!.lowerBound
         let store = html.range(of: "id=\"app-store\"")!.lowerBound
-        #expect(open < store)
+        #expect(open < note && note < store)
+        #expect(html.contains("You are in Instagram’s browser."))
+        #expect(!LP.render(ua: UA.iPhone).contains("in-app-note"))
     }
 
     @Test("not-found page: site-branded, links to the website, 404, CSP")

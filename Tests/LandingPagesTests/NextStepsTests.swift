@@ -58,7 +58,8 @@ struct NextStepsTests {
             }
         case .android:
             if app {
-                expected.append(.openInApp("intent://shop.example.com/item/42#Intent;scheme=https;package=com.example.shop;S.browser_fallback_url=https%3A%2F%2Fshop.example.com%2Fitem%2F42;end"))
+                expected.append(.openInApp("intent://shop.example.com/item/42#Intent;scheme=https;package=com.example.shop;S.browser_fallback_url="
+                                           + PercentEncoding.encodeComponent(play) + ";end"))
                 expected.append(.playStore(play))
             } else {
                 available = [.ios]

@@ -230,8 +230,9 @@ def test_browser_looks(start_server, tmp_path, look):
         elif look == "android":
             intent = href("open-in-app")
             assert intent.startswith("intent://diallodev.online/post/42#Intent;scheme=https;package=online.diallodev.app;")
-            assert unquote(intent.split("S.browser_fallback_url=")[1].split(";")[0]) == "https://diallodev.online/post/42"
             play = href("play-store")
+            # Chrome opens browser_fallback_url when no app takes the intent: the Play page, referrer and all.
+            assert unquote(intent.split("S.browser_fallback_url=")[1].split(";")[0]) == play
             assert parse_qs(parse_qs(urlsplit(play).query)["referrer"][0])["linkwell_link"] == ["https://diallodev.online/post/42"]
             assert href("app-store") is None
         else:
