@@ -3,7 +3,12 @@ import MicroHTTP
 
 /// A `#RRGGBB` colour and the WCAG 2.x contrast arithmetic the brand needs.
 public struct RGBColor: Sendable, Equatable, CustomStringConvertible {
-    public var r: Double, g: Double, b: Double  // 0…1
+    /// Red, 0…1.
+    public var r: Double
+    /// Green, 0…1.
+    public var g: Double
+    /// Blue, 0…1.
+    public var b: Double
 
     public init(r: Double, g: Double, b: Double) {
         self.r = r

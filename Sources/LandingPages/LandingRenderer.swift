@@ -38,6 +38,8 @@ public struct LandingRenderer: Sendable {
     /// Per site: the icon file the cards show (a local file of the tree; remote icons are not
     /// fetched).
     public let cardIcons: [(bytes: [UInt8], type: String)?]
+    /// Per site: `website` when it does not loop back to this server's not-found page.
+    public let homes: [String?]
 
     public static func makeQRCode(_ url: String, label: String) -> TrustedHTML? {
         QRCode(url).map { $0.svg(label: label) }
@@ -93,6 +95,7 @@ public struct LandingRenderer: Sendable {
         self.catalogs = catalogs
         self.locales = catalogs.keys.sorted()
         self.brandStyles = table.sites.map { BrandStylesheet(themeColor: $0.config.landing?.themeColor) }
+        self.homes = table.sites.map { NextSteps.home(table: table, site: $0) }
         self.cardIcons = table.sites.map { site in
             guard let icon = Self.icon(site, platform: .desktop), !icon.contains(":") else { return nil }
             let path = icon.hasPrefix("/") ? String(icon.dropFirst()) : icon
@@ -146,7 +149,7 @@ public struct LandingRenderer: Sendable {
             "notFoundBody": .string(catalog.text("notFoundBody", ["appName": appName])),
             "actions": .string(catalog.text("actions")),
         ])
-        let steps = NextSteps.notFound(platform: browser.platform, site: site, home: NextSteps.home(table: table, site: site))
+        let steps = NextSteps.notFound(platform: browser.platform, site: site, home: homes[site.index])
         addSteps(steps, to: &c, site: site, catalog: catalog, inApp: nil)
         return LandingResponse(status: 404, headers: Self.pageHeaders, body: templates[site.index].notFound.renderBytes(.object(c)))
     }
@@ -274,7 +277,7 @@ public struct LandingRenderer: Sendable {
         let links = LandingLinks(table: table, site: site, match: match)
         let img = image(site: site, match: match, title: title(site: site, match: match, tag: catalog.tag), catalog: catalog, links: links)
         let steps = NextSteps.decide(platform: browser.platform, links: links, webPage: NextSteps.webPage(table: table, site: site, match: match),
-                                     home: NextSteps.home(table: table, site: site))
+                                     home: homes[site.index])
         return Summary(locale: catalog.tag, image: img?.url.string, imageGenerated: img?.generated ?? false, steps: steps)
     }
 
@@ -327,7 +330,7 @@ public struct LandingRenderer: Sendable {
 
         let steps = NextSteps.decide(platform: browser.platform, links: links,
                                      webPage: NextSteps.webPage(table: table, site: site, match: match),
-                                     home: NextSteps.home(table: table, site: site))
+                                     home: homes[site.index])
         let inApp = browser.crawler == nil ? browser.inAppBrowser : nil
         addSteps(steps, to: &c, site: site, catalog: catalog, inApp: inApp)
         c["t"] = .object([

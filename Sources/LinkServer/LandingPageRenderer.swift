@@ -53,7 +53,8 @@ final class PreviewCardCache: Sendable {
         var pngs: [String: ConditionalResponse] = [:]
         var order: [String] = []
         var bytes = 0
-        var paths: [PreviewCard: String] = [:]
+        /// Card URL by link and language (a snapshot's cards are a function of the two).
+        var paths: [String: String] = [:]
     }
 
     private let state = Mutex(State())
@@ -73,11 +74,12 @@ final class PreviewCardCache: Sendable {
 
     /// `/static/og/<hash>.png?l=<path and query of the link>&hl=<language>`.
     func path(for card: PreviewCard, make: (PreviewCard) -> String) -> String {
-        if let hit = state.withLock({ $0.paths[card] }) { return hit }
+        let key = card.link + "\u{0}" + card.locale
+        if let hit = state.withLock({ $0.paths[key] }) { return hit }
         let path = make(card)
         state.withLock { s in
             if s.paths.count >= Self.pathCapacity { s.paths.removeAll(keepingCapacity: true) }
-            s.paths[card] = path
+            s.paths[key] = path
         }
         return path
     }
