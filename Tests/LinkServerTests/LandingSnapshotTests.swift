@@ -91,5 +91,21 @@ struct ResponderLandingSnapshotTests {
         let (snapshot, report) = ServerRuntime.loadSnapshot(configPath: config.path)
         #expect(snapshot == nil)
         #expect(report.errors.contains { $0.description.contains("does-not-exist") && $0.description.contains("server.publicDir") })
+        // On reload: a config that starts pointing at a missing folder keeps the old snapshot.
+        try """
+        { sites: [{ name: "shop", domains: ["shop.example.com"],
+                    ios: [{ id: "ios", teamID: "ABCDE12345", bundleID: "com.example.shop", schemes: ["shop"] }],
+                    routes: [{ name: "item", path: "/item/{id}" }] }] }
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let first = try #require(ServerRuntime.loadSnapshot(configPath: config.path).0)
+        let runtime = ServerRuntime(configPath: config.path, initial: first, version: "test", log: EventLog(format: .json, fileDescriptor: open("/dev/null", O_WRONLY)))
+        try """
+        { server: { publicDir: "does-not-exist" },
+          sites: [{ name: "shop", domains: ["shop.example.com"],
+                    ios: [{ id: "ios", teamID: "ABCDE12345", bundleID: "com.example.shop", schemes: ["shop"] }],
+                    routes: [{ name: "item", path: "/item/{id}" }] }] }
+        """.write(to: config, atomically: true, encoding: .utf8)
+        #expect(runtime.reload(reason: "test") == false)
+        #expect(runtime.snapshot === first)
     }
 }
