@@ -4,6 +4,7 @@ import Association
 import Foundation
 import LandingPages
 import LinkRouting
+import LinkServer
 import LinkwellJSON
 import PlatformMatchers
 
@@ -28,7 +29,9 @@ enum CheckCommand: LinkwellCommand {
         let table = validated.table
         var report = LinkExplanation(validated: validated, url: url)
         if let ua = args.value("--user-agent") {
-            report.explainBrowser(userAgent: ua, table: table, acceptLanguage: args.value("--accept-language"))
+            // The page as the server would make it: the same snapshot (publicDir, templatesDir, cards).
+            let landing = (ServerRuntime.loadSnapshot(configPath: validated.file).0?.renderer as? LandingPageRenderer)?.landing
+            report.explainBrowser(userAgent: ua, table: table, acceptLanguage: args.value("--accept-language"), landing: landing)
         }
         if args.has("--json") {
             Output.json(report.json)
@@ -55,7 +58,7 @@ struct LinkExplanation {
     var page: LandingRenderer.Summary?
     var acceptLanguage: String?
 
-    mutating func explainBrowser(userAgent ua: String, table: RouteTable, acceptLanguage: String? = nil) {
+    mutating func explainBrowser(userAgent ua: String, table: RouteTable, acceptLanguage: String? = nil, landing: LandingRenderer? = nil) {
         userAgent = ua
         self.acceptLanguage = acceptLanguage
         let facts = BrowserFacts(userAgent: ua)
@@ -64,9 +67,7 @@ struct LinkExplanation {
         if case let .matched(m) = resolution {
             let decision = FallbackDecision.decide(browser: facts, site: site, match: m, links: LandingLinks(table: table, site: site, match: m))
             fallback = decision
-            if case .landing = decision, var renderer = try? LandingRenderer(table: table) {
-                let r = renderer
-                renderer.previewCard = { r.previewCardPath($0) }
+            if case .landing = decision, let renderer = landing {
                 page = renderer.summary(for: m, site: site, browser: facts, acceptLanguage: acceptLanguage)
             }
         } else {
