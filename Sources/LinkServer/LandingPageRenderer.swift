@@ -84,14 +84,23 @@ final class PreviewCardCache: Sendable {
         return path
     }
 
-    /// The PNG for `hash`, rendering `svg` when it is not cached. Nil when `svg` does not hash
-    /// to `hash` (a stale or forged URL) or librsvg fails.
-    func png(hash: String, svg: () -> String?) -> ConditionalResponse? {
-        if let hit = state.withLock({ $0.pngs[hash] }) { return hit }
-        return rendering.withLock { _ -> ConditionalResponse? in
-            if let hit = state.withLock({ $0.pngs[hash] }) { return hit }
+    enum Outcome {
+        case card(ConditionalResponse)
+        /// The URL does not make this card (stale or forged), or librsvg failed.
+        case none
+        /// Another card is being drawn; drawing never queues a request thread behind another.
+        case busy
+    }
+
+    /// The PNG for `hash`, rendering `svg` when it is not cached: one render at a time, and a
+    /// request that would wait for another card's render is told to come back instead (a flood
+    /// of distinct card URLs costs at most one core and never blocks the page threads).
+    func png(hash: String, svg: () -> String?) -> Outcome {
+        if let hit = state.withLock({ $0.pngs[hash] }) { return .card(hit) }
+        let drawn = rendering.withLockIfAvailable { _ -> Outcome in
+            if let hit = state.withLock({ $0.pngs[hash] }) { return .card(hit) }
             guard let source = svg(), BrandStylesheet.hash(Array(source.utf8)) == hash,
-                  case let .success(png) = PreviewCardRenderer.png(svg: source) else { return nil }
+                  case let .success(png) = PreviewCardRenderer.png(svg: source) else { return .none }
             let response = ConditionalResponse(body: png, contentType: "image/png", cacheControl: Self.cacheControl)
             state.withLock { s in
                 s.pngs[hash] = response
@@ -102,8 +111,9 @@ final class PreviewCardCache: Sendable {
                     s.bytes -= s.pngs.removeValue(forKey: oldest)?.ok.bodyCount ?? 0
                 }
             }
-            return response
+            return .card(response)
         }
+        return drawn ?? .busy
     }
 }
 
@@ -147,11 +157,16 @@ public struct LandingPageRenderer: PageRenderer {
             else { return nil }
             return landing.svg(landing.card(for: match, site: site, locale: locale))
         }
-        guard let response else {
+        switch response {
+        case let .card(card):
+            return card.respond(ifNoneMatch: request.ifNoneMatch)
+        case .none:
             return .dynamic(status: 404, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")],
                             body: Array("No such preview card: the link changed since the page was made, or the URL was edited.\n".utf8))
+        case .busy:
+            return .dynamic(status: 503, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store"), ("Retry-After", "1")],
+                            body: Array("Another preview card is being drawn; try again in a second.\n".utf8))
         }
-        return response.respond(ifNoneMatch: request.ifNoneMatch)
     }
 
     public func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> HTTPResponse {

@@ -47,12 +47,22 @@ struct PreviewCardServingTests {
         for round in 0..<2 {
             for svg in svgs.prefix(2) {
                 let hash = BrandStylesheet.hash(Array(svg.utf8))
-                #expect(cache.png(hash: hash) { renders += 1; return svg } != nil, "round \(round)")
+                guard case .card = cache.png(hash: hash, svg: { renders += 1; return svg }) else { Issue.record("round \(round)"); continue }
             }
         }
         #expect(renders == 2)
         for svg in svgs { _ = cache.png(hash: BrandStylesheet.hash(Array(svg.utf8))) { svg } }
         #expect(cache.cachedBytes <= 100_000 && cache.cachedCount >= 1)
-        #expect(cache.png(hash: "0000000000000000") { svgs[0] } == nil)
+        guard case .none = cache.png(hash: "0000000000000000", svg: { svgs[0] }) else { Issue.record("a forged hash made a card"); return }
+        // While a card is being drawn, a request for another one is told to come back, not queued.
+        let fresh = PreviewCardCache()
+        let a = svgs[6], b = svgs[7]
+        var during: PreviewCardCache.Outcome?
+        _ = fresh.png(hash: BrandStylesheet.hash(Array(a.utf8))) {
+            during = fresh.png(hash: BrandStylesheet.hash(Array(b.utf8))) { b }
+            return a
+        }
+        guard case .busy = during else { Issue.record("expected busy, got \(String(describing: during))"); return }
+        guard case .card = fresh.png(hash: BrandStylesheet.hash(Array(b.utf8)), svg: { b }) else { Issue.record("b after a"); return }
     }
 }
