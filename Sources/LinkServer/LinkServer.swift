@@ -5,6 +5,6 @@
 //   Snapshot            immutable: route table, per-site Site (prepared AASA/assetlinks + 304s),
 //                       StaticAssets from public/, ProxyTrust, the PageRenderer
 //   Responder           (Snapshot, RequestFacts) → ResponderResult (response, kind, site, route, client)
-//   PageRenderer        seam for landing pages; MinimalPageRenderer is the default
+//   PageRenderer        seam for landing pages; LandingPageRenderer is the default
 //   ServerRuntime       current snapshot behind a Mutex, reload, public/admin handlers
 //   Metrics, EventLog   Prometheus text; one JSON (or text) line per request/event on stdout
