@@ -36,6 +36,11 @@ ENDPOINTS = [
 ]
 # Connection modes: (key, connections, keep-alive)
 MODES = [("ka64", 64, True), ("ka256", 256, True), ("ka1000", 1000, True), ("close64", 64, False)]
+# Scenarios also run with both access logs on (name suffix /log): Linkwell's default JSON line per
+# request on stdout redirected to a file, nginx's default `access_log` to a file.
+LOGGED = {("aasa", "ka64"), ("aasa", "ka256"), ("aasa", "ka1000"), ("aasa", "close64"),
+          ("assetlinks", "ka64"), ("landing", "ka64"), ("notfound", "ka64"), ("revalidate304", "ka64")}
+LOGGED_QUICK = {("aasa", "ka64"), ("landing", "ka64")}
 
 
 def log(*a):
@@ -81,6 +86,8 @@ class Server:
         self.proc = proc
         self.base = base
         self.pids = pids_fn  # all processes whose CPU/RSS count (nginx: master + workers)
+        self.log_file = None  # the access log this server writes, when it logs
+        self.etag = None  # the AASA's ETag (for the 304 scenario)
 
     def cpu_seconds(self):
         return sum(proc_cpu_ticks(p) for p in self.pids()) / CLK_TCK
@@ -102,26 +109,35 @@ def wait_for(cond, timeout, what):
     raise SystemExit(f"bench: timed out waiting for {what}")
 
 
-def start_linkwell(binary, config, tmp):
-    out = open(os.path.join(tmp, "linkwell.out"), "w+")
-    err = open(os.path.join(tmp, "linkwell.err"), "w")
-    proc = subprocess.Popen(
-        [binary, "serve", "--config", config, "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0",
-         # nginx runs with access_log off; the same for Linkwell (metrics still count).
-         "--access-log", "off"],
-        stdout=out, stderr=err, cwd=ROOT, start_new_session=True,
-    )
+def start_linkwell(binary, config, tmp, access_log=False, name="linkwell", prefix=(), extra=(), admin=True, startup_timeout=20):
+    """Linkwell on the config, stdout (its event and access log) to <tmp>/<name>.out.
+
+    access_log=False passes `--access-log off` (parity with nginx's `access_log off`; metrics
+    still count); True runs the default (`--access-log on`: one JSON line per request on stdout,
+    which goes to the file). prefix: a command to run it under (valgrind); extra: more options.
+    """
+    # Append mode (O_APPEND), so the harness can truncate the log between rounds.
+    out = open(os.path.join(tmp, name + ".out"), "a+")
+    err = open(os.path.join(tmp, name + ".err"), "w")
+    cmd = list(prefix) + [binary, "serve", "--config", config, "--listen", "127.0.0.1:0",
+                          "--admin", "127.0.0.1:0" if admin else "off"]
+    if not access_log:
+        cmd += ["--access-log", "off"]
+    cmd += list(extra)
+    proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=ROOT, start_new_session=True)
 
     def first_line():
         if proc.poll() is not None:
-            raise SystemExit(f"bench: linkwell exited ({proc.returncode}); see {tmp}/linkwell.err")
+            raise SystemExit(f"bench: {name} exited ({proc.returncode}); see {tmp}/{name}.err")
         with open(out.name) as f:
             line = f.readline()
         return line if line.endswith("\n") else None
 
-    event = json.loads(wait_for(first_line, 20, "linkwell's listening event"))
+    event = json.loads(wait_for(first_line, startup_timeout, f"{name}'s listening event"))
     addr = event["addresses"][0]
-    return Server("linkwell", proc, f"http://{addr}", lambda: [proc.pid])
+    server = Server("linkwell", proc, f"http://{addr}", lambda: [proc.pid])
+    server.log_file = out.name if access_log else None
+    return server
 
 
 def fetch(url, headers=None):
@@ -134,12 +150,12 @@ def fetch(url, headers=None):
 
 
 NGINX_CONF = """
-worker_processes 2;
+{main}
 pid {tmp}/nginx.pid;
 error_log {tmp}/nginx-error.log warn;
 events {{ worker_connections 4096; }}
 http {{
-    access_log off;
+    {access_log}
     sendfile on;
     tcp_nopush on;
     keepalive_timeout 65;
@@ -196,8 +212,14 @@ def free_port():
     return port
 
 
-def start_nginx(tmp, copies):
-    """copies: key -> (path, content_type, body)"""
+def start_nginx(tmp, copies, access_log=False, single=False, prefix=(), startup_timeout=20):
+    """nginx serving copies (key -> (path, content_type, body)) from its own prefix <tmp>.
+
+    access_log=False: `access_log off`; True: nginx's default `access_log` (combined format, no
+    buffer) to <tmp>/access.log. single: `master_process off`, one process (for valgrind);
+    otherwise a master and 2 workers. prefix: a command to run it under (valgrind).
+    """
+    os.makedirs(tmp, exist_ok=True)
     www = os.path.join(tmp, "www")
     for key, (path, _, body) in copies.items():
         rel = "__notfound.html" if key == "notfound" else path.lstrip("/")
@@ -210,16 +232,23 @@ def start_nginx(tmp, copies):
         os.chmod(d, 0o755)
         for f in files:
             os.chmod(os.path.join(d, f), 0o644)
+    log_file = os.path.join(tmp, "access.log") if access_log else None
+    if log_file:
+        open(log_file, "w").close()
+        os.chmod(log_file, 0o666)
     port = free_port()
     conf = os.path.join(tmp, "nginx.conf")
     with open(conf, "w") as f:
         f.write(NGINX_CONF.format(
             tmp=tmp, port=port,
+            main="master_process off;\nworker_processes 1;" if single else "worker_processes 2;",
+            access_log=f"access_log {log_file};" if log_file else "access_log off;",
             ct_aasa=copies["aasa"][1], ct_assetlinks=copies["assetlinks"][1],
             ct_landing=copies["landing"][1], ct_notfound=copies["notfound"][1],
         ))
+    master = "" if single else " master_process on;"
     proc = subprocess.Popen(
-        ["nginx", "-p", tmp, "-c", conf, "-e", os.path.join(tmp, "nginx-error.log"), "-g", "daemon off; master_process on;"],
+        list(prefix) + ["nginx", "-p", tmp, "-c", conf, "-e", os.path.join(tmp, "nginx-error.log"), "-g", "daemon off;" + master],
         stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "nginx.err"), "w"), start_new_session=True,
     )
     base = f"http://127.0.0.1:{port}"
@@ -232,9 +261,17 @@ def start_nginx(tmp, copies):
         except OSError:
             return False
 
-    wait_for(up, 20, "nginx")
-    wait_for(lambda: len(children(proc.pid)) >= 2, 10, "nginx workers")
-    return Server("nginx", proc, base, lambda: [proc.pid] + children(proc.pid))
+    wait_for(up, startup_timeout, "nginx")
+    if single:
+        server = Server("nginx", proc, base, lambda: [proc.pid])
+    else:
+        wait_for(lambda: len(children(proc.pid)) >= 2, 10, "nginx workers")
+        server = Server("nginx", proc, base, lambda: [proc.pid] + children(proc.pid))
+    if log_file:
+        # The warm-up fetch above is in the log already; start counting from empty.
+        os.truncate(log_file, 0)
+    server.log_file = log_file
+    return server
 
 
 def stop(server):
@@ -292,12 +329,40 @@ def run_wrk(url, connections, keepalive, headers, duration, threads):
 
 
 def one_round(server, path, headers, conns, keepalive, duration, threads):
+    import threading
+
+    if server.log_file:
+        os.truncate(server.log_file, 0)  # each round's log starts empty (bounded disk use)
+    rss = [server.rss_kb("VmRSS")]
+    done = threading.Event()
+
+    def sample():  # VmRSS while wrk runs (nginx: summed over its processes)
+        while not done.wait(0.2):
+            try:
+                rss.append(server.rss_kb("VmRSS"))
+            except OSError:
+                pass
+
+    sampler = threading.Thread(target=sample, daemon=True)
     cpu0 = server.cpu_seconds()
+    sampler.start()
     r = run_wrk(server.base + path, conns, keepalive, headers, duration, threads)
     cpu1 = server.cpu_seconds()
+    done.set()
+    sampler.join(timeout=5)
     r["cpu_s"] = round(cpu1 - cpu0, 3)
     r["cpu_us_per_req"] = round((cpu1 - cpu0) * 1e6 / r["requests"], 3) if r["requests"] else None
     r["peak_rss_kb"] = server.rss_kb("VmHWM")
+    r["max_rss_during_kb"] = max(rss)
+    if server.log_file:
+        # What logging wrote: proves every request was logged and shows its size.
+        time.sleep(0.2)
+        with open(server.log_file, "rb") as f:
+            data = f.read()
+        r["log_bytes"] = len(data)
+        r["log_lines"] = data.count(b"\n")
+        r["log_lines_per_req"] = round(r["log_lines"] / r["requests"], 3) if r["requests"] else None
+        os.truncate(server.log_file, 0)
     return r
 
 
@@ -366,10 +431,10 @@ def main():
     stem = a.name or now.strftime("%Y-%m-%dT%H%M%SZ")
     os.makedirs(a.out, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="linkwell-bench-")
-    lw = ng = None
+    servers = {}  # (server name, logging) -> Server
     started = time.monotonic()
     try:
-        lw = start_linkwell(a.linkwell, a.config, tmp)
+        lw = servers["linkwell", False] = start_linkwell(a.linkwell, a.config, tmp)
         time.sleep(0.3)
         lw_idle = lw.rss_kb("VmRSS")
         copies = {}
@@ -380,61 +445,80 @@ def main():
             if st != status:
                 raise SystemExit(f"bench: linkwell answered {st} for {path}, expected {status}")
             copies[key] = (path, hdrs.get("Content-Type"), body)
-        lw_etag = fetch(lw.base + ENDPOINTS[0][1])[1].get("ETag")
-        ng = start_nginx(tmp, copies)
+        ng = servers["nginx", False] = start_nginx(tmp, copies)
         time.sleep(0.3)
         ng_idle = ng.rss_kb("VmRSS")
-        # Byte-identical bodies and the same Content-Type, checked.
-        for key, (path, ct, body) in copies.items():
-            st, hdrs, nbody = fetch(ng.base + path)
-            if nbody != body or hdrs.get("Content-Type") != ct:
-                raise SystemExit(f"bench: nginx's copy of {path} differs (status {st}, type {hdrs.get('Content-Type')})")
-        ng_etag = fetch(ng.base + ENDPOINTS[0][1])[1].get("ETag")
-        etags = {"linkwell": lw_etag, "nginx": ng_etag}
-        for srv, e in ((lw, lw_etag), (ng, ng_etag)):
-            st = fetch(srv.base + ENDPOINTS[0][1], {"If-None-Match": e})[0]
+        # The both-logging pair: Linkwell's default (a JSON line per request on stdout, which is
+        # a file here) and nginx's default access_log (combined, unbuffered), each on its own file.
+        servers["linkwell", True] = start_linkwell(a.linkwell, a.config, tmp, access_log=True, name="linkwell-logging")
+        servers["nginx", True] = start_nginx(os.path.join(tmp, "nginx-logging"), copies, access_log=True)
+        for (name, logging), srv in servers.items():
+            # Byte-identical bodies and the same Content-Type, checked.
+            for key, (path, ct, body) in copies.items():
+                st, hdrs, nbody = fetch(srv.base + path)
+                if nbody != body or hdrs.get("Content-Type") != ct:
+                    raise SystemExit(f"bench: {name}'s copy of {path} differs (status {st}, type {hdrs.get('Content-Type')})")
+            srv.etag = fetch(srv.base + ENDPOINTS[0][1])[1].get("ETag")
+            st = fetch(srv.base + ENDPOINTS[0][1], {"If-None-Match": srv.etag})[0]
             if st != 304:
-                raise SystemExit(f"bench: {srv.name} answered {st} to If-None-Match, expected 304")
+                raise SystemExit(f"bench: {name} answered {st} to If-None-Match, expected 304")
+        etags = {"linkwell": lw.etag, "nginx": ng.etag}
 
+        plan = [(key, path, status, mode, conns, keepalive, False)
+                for key, path, status in ENDPOINTS for mode, conns, keepalive in MODES]
+        logged = LOGGED_QUICK if a.quick else LOGGED
+        plan += [(key, path, status, mode, conns, keepalive, True)
+                 for key, path, status in ENDPOINTS for mode, conns, keepalive in MODES if (key, mode) in logged]
         scenarios = []
-        servers = (lw, ng)
-        for key, path, status in ENDPOINTS:
-            for mode, conns, keepalive in MODES:
-                name = f"{key}/{mode}"
-                entry = {"name": name, "endpoint": key, "path": path, "expected_status": status,
-                         "connections": conns, "keepalive": keepalive, "linkwell": {"rounds": []}, "nginx": {"rounds": []}}
-                for rnd in range(rounds):
-                    # Alternate which server goes first each round: A B, B A, ...
-                    order = servers if rnd % 2 == 0 else servers[::-1]
-                    for srv in order:
-                        hdrs = [f"If-None-Match: {etags[srv.name]}"] if key == "revalidate304" else []
-                        r = one_round(srv, path, hdrs, conns, keepalive, duration, a.threads)
-                        r["round"] = rnd
-                        entry[srv.name]["rounds"].append(r)
-                        log(f"{name:24} {srv.name:8} round {rnd}: {r['rps']} req/s p99 {r['p99_ms']} ms "
-                            f"cpu {r['cpu_us_per_req']} us/req errors {r['socket_errors']} non2xx3xx {r['non_2xx_3xx']}")
-                for srv in ("linkwell", "nginx"):
-                    rs = entry[srv]["rounds"]
-                    for k in ("rps", "p50_ms", "p99_ms", "cpu_us_per_req"):
-                        entry[srv][k] = stats(rs, k)
-                    entry[srv]["socket_errors"] = sum(r["socket_errors"] for r in rs)
-                    entry[srv]["non_2xx_3xx"] = sum(r["non_2xx_3xx"] for r in rs)
-                    entry[srv]["requests"] = sum(r["requests"] for r in rs)
-                ratio = {}
-                for k in ("rps", "p50_ms", "p99_ms", "cpu_us_per_req"):
-                    l, n = entry["linkwell"][k], entry["nginx"][k]
-                    ratio[k] = round(l["median"] / n["median"], 3) if l and n and n["median"] else None
-                entry["ratio_linkwell_over_nginx"] = ratio
-                scenarios.append(entry)
+        for key, path, status, mode, conns, keepalive, logging in plan:
+            name = f"{key}/{mode}" + ("/log" if logging else "")
+            pair = (servers["linkwell", logging], servers["nginx", logging])
+            entry = {"name": name, "endpoint": key, "path": path, "expected_status": status,
+                     "connections": conns, "keepalive": keepalive, "access_log": logging,
+                     "linkwell": {"rounds": []}, "nginx": {"rounds": []}}
+            for rnd in range(rounds):
+                # Alternate which server goes first each round: A B, B A, ...
+                order = pair if rnd % 2 == 0 else pair[::-1]
+                for srv in order:
+                    hdrs = [f"If-None-Match: {srv.etag}"] if key == "revalidate304" else []
+                    r = one_round(srv, path, hdrs, conns, keepalive, duration, a.threads)
+                    r["round"] = rnd
+                    entry[srv.name]["rounds"].append(r)
+                    logged_note = f" log {r['log_lines_per_req']} lines/req" if "log_lines" in r else ""
+                    log(f"{name:28} {srv.name:8} round {rnd}: {r['rps']} req/s p99 {r['p99_ms']} ms "
+                        f"cpu {r['cpu_us_per_req']} us/req errors {r['socket_errors']} non2xx3xx {r['non_2xx_3xx']}{logged_note}")
+            for srv in ("linkwell", "nginx"):
+                rs = entry[srv]["rounds"]
+                for k in ("rps", "p50_ms", "p99_ms", "cpu_us_per_req", "max_rss_during_kb", "log_lines_per_req"):
+                    entry[srv][k] = stats(rs, k)
+                entry[srv]["socket_errors"] = sum(r["socket_errors"] for r in rs)
+                entry[srv]["non_2xx_3xx"] = sum(r["non_2xx_3xx"] for r in rs)
+                entry[srv]["requests"] = sum(r["requests"] for r in rs)
+                if logging:
+                    lines = sum(r.get("log_lines", 0) for r in rs)
+                    entry[srv]["log_bytes_per_line"] = round(sum(r.get("log_bytes", 0) for r in rs) / lines, 1) if lines else None
+            ratio = {}
+            for k in ("rps", "p50_ms", "p99_ms", "cpu_us_per_req"):
+                l, n = entry["linkwell"][k], entry["nginx"][k]
+                ratio[k] = round(l["median"] / n["median"], 3) if l and n and n["median"] else None
+            entry["ratio_linkwell_over_nginx"] = ratio
+            scenarios.append(entry)
+
+        def at_1000(srv):  # highest VmRSS sampled while 1000 keep-alive connections were open
+            xs = [r["max_rss_during_kb"] for s in scenarios if s["connections"] == 1000 and not s["access_log"]
+                  for r in s[srv]["rounds"]]
+            return max(xs) if xs else None
 
         memory = {
-            "linkwell": {"idle_rss_kb": lw_idle, "peak_rss_kb": lw.rss_kb("VmHWM")},
-            "nginx": {"idle_rss_kb": ng_idle, "peak_rss_kb": ng.rss_kb("VmHWM"),
+            "linkwell": {"idle_rss_kb": lw_idle, "at_1000_connections_rss_kb": at_1000("linkwell"), "peak_rss_kb": lw.rss_kb("VmHWM")},
+            "nginx": {"idle_rss_kb": ng_idle, "at_1000_connections_rss_kb": at_1000("nginx"), "peak_rss_kb": ng.rss_kb("VmHWM"),
                       "processes": len(ng.pids()), "note": "sum of master and workers"},
+            "note": "idle: VmRSS before the first request; at_1000_connections: the highest VmRSS sampled every "
+                    "0.2 s during the 1000-connection keep-alive rounds (logs off); peak: VmHWM at the end",
         }
     finally:
-        stop(lw)
-        stop(ng)
+        for srv in servers.values():
+            stop(srv)
 
     resolution = None
     if not a.skip_resolution and os.path.exists(a.resolution_bench):

@@ -22,8 +22,61 @@ for s in d["scenarios"]:
           f"| {r['rps']:.2f} | {f(L['p50_ms'],nd=2)} / {f(N['p50_ms'],nd=2)} | {f(L['p99_ms'],nd=1)} / {f(N['p99_ms'],nd=1)} "
           f"| {f(L['cpu_us_per_req'],nd=1)} / {f(N['cpu_us_per_req'],nd=1)} | {L['socket_errors']} / {N['socket_errors']} | {L['non_2xx_3xx']} / {N['non_2xx_3xx']} |")
 m = d["memory"]
-print(f"\nRSS: Linkwell idle {m['linkwell']['idle_rss_kb']/1024:.1f} MB, peak {m['linkwell']['peak_rss_kb']/1024:.1f} MB; "
-      f"nginx ({m['nginx']['processes']} processes, summed) idle {m['nginx']['idle_rss_kb']/1024:.1f} MB, peak {m['nginx']['peak_rss_kb']/1024:.1f} MB\n")
+
+
+def mb(kb):
+    return f"{kb / 1024:.1f}" if kb else "–"
+
+
+print(f"\nRSS: Linkwell idle {mb(m['linkwell']['idle_rss_kb'])} MB, at 1000 connections {mb(m['linkwell'].get('at_1000_connections_rss_kb'))} MB, "
+      f"peak {mb(m['linkwell']['peak_rss_kb'])} MB; nginx ({m['nginx']['processes']} processes, summed) idle {mb(m['nginx']['idle_rss_kb'])} MB, "
+      f"at 1000 connections {mb(m['nginx'].get('at_1000_connections_rss_kb'))} MB, peak {mb(m['nginx']['peak_rss_kb'])} MB\n")
+
+logged = [s for s in d["scenarios"] if s.get("access_log")]
+if logged:
+    print("| logging scenario | log lines per request L / N | bytes per line L / N |")
+    print("|---|---|---|")
+    for s in logged:
+        L, N = s["linkwell"], s["nginx"]
+        print(f"| {s['name']} | {f(L.get('log_lines_per_req'), nd=3)} / {f(N.get('log_lines_per_req'), nd=3)} "
+              f"| {L.get('log_bytes_per_line') or '–'} / {N.get('log_bytes_per_line') or '–'} |")
+    print()
+
+# The rows of issue 15's table, from this run.
+by = {s["name"]: s for s in d["scenarios"]}
+
+
+def ratio(name, k="rps"):
+    s = by.get(name)
+    return f"{s['ratio_linkwell_over_nginx'][k]:.2f}×" if s and s["ratio_linkwell_over_nginx"].get(k) else "–"
+
+
+def rps(name):
+    s = by.get(name)
+    return f"{f(s['linkwell']['rps'])} vs {f(s['nginx']['rps'])} req/s" if s else "–"
+
+
+rows = [
+    ("AASA keep-alive 64, both logging", ratio("aasa/ka64/log"), rps("aasa/ka64/log"), "≥ 1.1×"),
+    ("AASA keep-alive 64 / 256 / 1000, logs off", " / ".join(ratio(f"aasa/ka{c}") for c in (64, 256, 1000)), "", "≥ 1.1×"),
+    ("AASA `Connection: close`", ratio("aasa/close64"), rps("aasa/close64"), "≥ 1.0×"),
+]
+if "landing/ka64" in by:
+    L, N = by["landing/ka64"]["linkwell"], by["landing/ka64"]["nginx"]
+    rows.append(("landing page, rendered per request, vs nginx serving the same bytes", ratio("landing/ka64"),
+                 f"{f(L['cpu_us_per_req'], nd=1)} µs of CPU per page vs {f(N['cpu_us_per_req'], nd=1)}", "≥ 0.8×"))
+if "landing/ka1000" in by:
+    L, N = by["landing/ka1000"]["linkwell"], by["landing/ka1000"]["nginx"]
+    rows.append(("landing page p99 at 1000 connections", f"{f(L['p99_ms'], nd=1)} ms vs {f(N['p99_ms'], nd=1)} ms",
+                 f"{ratio('landing/ka1000', 'p99_ms')} of nginx's", "≤ 1.5× nginx's"))
+rows.append(("not-found page / 304 revalidation (keep-alive 64)", f"{ratio('notfound/ka64')} / {ratio('revalidate304/ka64')}", "", "≥ 1.0×"))
+rows.append(("RSS idle / at 1000 connections", f"{mb(m['linkwell']['idle_rss_kb'])} / {mb(m['linkwell'].get('at_1000_connections_rss_kb'))} MB",
+             f"nginx {mb(m['nginx']['idle_rss_kb'])} / {mb(m['nginx'].get('at_1000_connections_rss_kb'))} MB summed", "≤ 16 MB / ≤ 48 MB"))
+print("| issue 15 row | Linkwell / nginx | detail | goal |")
+print("|---|---|---|---|")
+for r in rows:
+    print("| " + " | ".join(r) + " |")
+print()
 res = d.get("resolution") or {}
 if "resolution" in res:
     print("| routes | ns/URL median (min–max) | matched / excluded / no route |")

@@ -14,6 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 ENDPOINTS = ["aasa", "assetlinks", "landing", "notfound", "revalidate304"]
 MODES = ["ka64", "ka256", "ka1000", "close64"]
+LOGGED = ["aasa/ka64/log", "landing/ka64/log"]  # both access logs on, each to its own file
 
 
 @pytest.mark.skipif(not (shutil.which("wrk") and (shutil.which("nginx") or Path("/usr/sbin/nginx").exists())),
@@ -34,8 +35,17 @@ def test_bench_quick_smoke(tmp_path):
                 assert scenario[server]["rounds"], f"{endpoint}/{mode} has no {server} round"
                 assert "rps" in scenario[server]
             assert "ratio_linkwell_over_nginx" in scenario
+    for name in LOGGED:
+        scenario = names[name]
+        assert scenario["access_log"] is True
+        for server in ("linkwell", "nginx"):
+            for r in scenario[server]["rounds"]:
+                # Every request was logged to the server's file (wrk stops a few in flight).
+                assert r["requests"] > 0 and 0.95 <= r["log_lines_per_req"] <= 1.1, (name, server, r)
     for server in ("linkwell", "nginx"):
-        assert "peak_rss_kb" in result["memory"][server]
+        memory = result["memory"][server]
+        assert memory["peak_rss_kb"] > 0 and memory["idle_rss_kb"] > 0
+        assert memory["at_1000_connections_rss_kb"] >= memory["idle_rss_kb"]
     assert result["resolution"] is not None and "resolution" in result["resolution"]
     png = tmp_path / "smoke.png"
     assert png.exists() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -6,6 +6,11 @@
 //
 // Options: --quick (fewer, shorter runs), --sizes 100,1000,10000,100000, --load-routes 10000,
 // --public DIR (public/ for the snapshot; default ./public when present).
+//
+// --count-resolution P: for each of --sizes, build the table, resolve the URL list once (warm-up),
+// then P times inside `resolvePasses` and print the mix as JSON, without timing. bench/callgrind
+// runs it under `valgrind --tool=callgrind --collect-atstart=no --toggle-collect=*resolvePasses*`,
+// so the instructions counted are exactly those of P × 8,192 `RouteTable.resolve(_:)` calls.
 
 import Association
 import Foundation
@@ -19,6 +24,7 @@ var sizes = [100, 1_000, 10_000, 100_000]
 var loadRoutes = 10_000
 var runLoad = true
 var publicDir: String? = FileManager.default.fileExists(atPath: "public") ? "public" : nil
+var countPasses: Int? = nil
 do {
     var args = CommandLine.arguments.dropFirst()
     while let a = args.popFirst() {
@@ -28,8 +34,14 @@ do {
         case "--load-routes": loadRoutes = Int(args.popFirst() ?? "") ?? loadRoutes
         case "--public": publicDir = args.popFirst()
         case "--no-load": runLoad = false
+        case "--count-resolution":
+            guard let p = Int(args.popFirst() ?? ""), p >= 1 else {
+                FileHandle.standardError.write(Data("linkwell-bench: --count-resolution needs a number of passes (at least 1), e.g. --count-resolution 2\n".utf8))
+                exit(2)
+            }
+            countPasses = p
         case "-h", "--help":
-            print("usage: linkwell-bench [--quick] [--sizes 100,1000,10000,100000] [--load-routes 10000] [--public DIR]")
+            print("usage: linkwell-bench [--quick] [--sizes 100,1000,10000,100000] [--load-routes 10000] [--public DIR] [--no-load] [--count-resolution PASSES]")
             exit(0)
         default:
             FileHandle.standardError.write(Data("linkwell-bench: unknown option \(a)\n".utf8))
@@ -188,7 +200,8 @@ struct Tally {
     }
 }
 
-@MainActor func resolutionBenchmark(routes n: Int) -> [String: Any] {
+/// The table of `n` routes and its URL list, the same for the timed and the counted runs.
+func resolutionInput(routes n: Int) -> (RouteTable, [String]) {
     let text = configJSON5(sites: 1, routesPerSite: n)
     let config: LinkwellConfig
     do { config = try ConfigLoader.decode(Data(text.utf8), file: "bench-\(n).json5").config } catch {
@@ -196,7 +209,23 @@ struct Tally {
     }
     let table: RouteTable
     do { table = try RouteTable(config: config) } catch { fatalError("generated config does not compile: \(error)") }
-    let list = urls(routes: n, count: 8_192, seed: 0x5EED_0000 &+ UInt64(n))
+    return (table, urls(routes: n, count: 8_192, seed: 0x5EED_0000 &+ UInt64(n)))
+}
+
+/// `passes` × every URL of `list` through `RouteTable.resolve(_:)`: the only code callgrind counts
+/// in `--count-resolution` runs (its name is the `--toggle-collect` pattern; never inlined).
+@inline(never) func resolvePasses(_ table: RouteTable, _ list: [String], passes: Int) -> Int {
+    var matched = 0
+    for _ in 0..<passes {
+        for u in list {
+            if case .matched = table.resolve(u) { matched &+= 1 }
+        }
+    }
+    return matched
+}
+
+@MainActor func resolutionBenchmark(routes n: Int) -> [String: Any] {
+    let (table, list) = resolutionInput(routes: n)
     var tally = Tally()
     for u in list { tally.add(table.resolve(u)) }
 
@@ -299,6 +328,25 @@ struct Tally {
 }
 
 // MARK: Run
+
+if let passes = countPasses {
+    var counted: [[String: Any]] = []
+    for n in sizes {
+        FileHandle.standardError.write(Data("linkwell-bench: counting \(passes) pass(es) of resolution at \(n) routes\n".utf8))
+        let (table, list) = resolutionInput(routes: n)
+        var tally = Tally()
+        for u in list { tally.add(table.resolve(u)) }  // warm-up: first-use costs stay outside the count
+        let matched = resolvePasses(table, list, passes: passes)
+        counted.append([
+            "routes": n, "urls": list.count, "passes": passes, "matched_per_pass": matched / passes,
+            "mix": ["matched": tally.matched, "excluded": tally.excluded, "no_route": tally.noRoute, "other": tally.other],
+        ])
+    }
+    let json = try! JSONSerialization.data(withJSONObject: ["count_resolution": counted], options: [.prettyPrinted, .sortedKeys])
+    FileHandle.standardOutput.write(json)
+    FileHandle.standardOutput.write(Data("\n".utf8))
+    exit(0)
+}
 
 var resolution: [[String: Any]] = []
 for n in sizes {
