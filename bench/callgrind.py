@@ -221,6 +221,15 @@ def stop(server, timeout):
         raise SystemExit(f"callgrind: {server.name} did not stop within {timeout} s of SIGTERM (killed)")
 
 
+def keep(a, path):
+    """Move a callgrind file to --keep DIR, or delete it."""
+    if a.keep:
+        os.makedirs(a.keep, exist_ok=True)
+        shutil.move(path, os.path.join(a.keep, os.path.basename(path)))
+    else:
+        os.remove(path)
+
+
 def copies_of_linkwell(a, tmp):
     """The bytes nginx serves: Linkwell's own responses, fetched from a native Linkwell."""
     lw = driver.start_linkwell(a.linkwell, a.config, tmp, name="linkwell-copies", admin=False)
@@ -251,6 +260,7 @@ def count_resolution(a, tmp, size):
         raise SystemExit(f"callgrind: linkwell-bench --count-resolution failed ({p.returncode}): {p.stderr[-1500:]}")
     r = json.loads(p.stdout)["count_resolution"][0]
     ir = total_ir(out_file)
+    keep(a, out_file)
     calls = r["urls"] * r["passes"]
     log(f"resolution at {size:,} routes: {ir:,} Ir for {calls:,} URLs ({time.monotonic() - t0:.0f} s)")
     return {"routes": size, "urls": r["urls"], "passes": r["passes"], "ir_total": ir,
@@ -282,6 +292,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results"))
     ap.add_argument("--name", help="result file stem (default: callgrind-<UTC date-time>)")
     ap.add_argument("--note", default="")
+    ap.add_argument("--keep", metavar="DIR", help="keep the callgrind files here (for callgrind_annotate --tree=caller …)")
     a = ap.parse_args()
     requests = a.requests or (200 if a.quick else 20_000)
     endpoints = (a.endpoints or ("aasa,notfound" if a.quick else ",".join(k for k, _, _ in ENDPOINTS))).split(",")
@@ -312,8 +323,8 @@ def main():
                 if endpoint in a.profile.split(","):
                     row["profile"] = profile(run_file, base_file, requests, a.top, row["ir_per_request"])
                 http.append(row)
-                os.remove(run_file)
-            os.remove(base_file)
+                keep(a, run_file)
+            keep(a, base_file)
 
     resolution = [] if a.skip_resolution else [count_resolution(a, tmp, n) for n in sizes]
 

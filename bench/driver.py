@@ -2,9 +2,12 @@
 """Linkwell vs nginx HTTP benchmark driver (called by bench/run; see BENCHMARKS.md).
 
 Starts Linkwell on the default config and a private nginx serving byte-identical copies of the
-AASA, assetlinks.json, one landing page and the not-found page; drives both with wrk in
-alternating rounds (A B A B ...) per scenario; records req/s, p50/p99, errors, CPU time per
-request, peak/idle RSS; writes bench/results/<date>.json and .png. Everything is on loopback,
+AASA, assetlinks.json, one landing page and the not-found page, each pair twice: with both access
+logs off, and with both logging every request to a file (Linkwell's default JSON line on stdout
+redirected to a file, nginx's default access_log); drives each pair with wrk in alternating
+rounds (A B A B ...) per scenario; records req/s, p50/p99, errors, CPU time per request, log
+lines per request, idle RSS, RSS sampled during the 1000-connection rounds and peak RSS; writes
+bench/results/<date>.json and .png. Everything is on loopback,
 every wait is bounded, and every process started here is stopped by its PID.
 """
 

@@ -2,7 +2,7 @@
 # Installs what Linkwell needs on Debian, only what is missing. Used by `make run` and `make test`.
 #   scripts/install-deps.sh build   — the C libraries the build links (libmicrohttpd, libqrencode,
 #                                     librsvg + cairo for preview cards) and the cards' fonts
-#   scripts/install-deps.sh test    — plus curl, nginx, caddy, chromium, a JRE, kotlinc and a Python venv
+#   scripts/install-deps.sh test    — plus curl, nginx, caddy, chromium, a JRE, kotlinc, valgrind and a Python venv
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-build}"
@@ -11,7 +11,7 @@ mode="${1:-build}"
 pkgs=(libmicrohttpd-dev libqrencode-dev pkg-config librsvg2-dev libcairo2-dev fonts-dejavu-core fonts-noto-core fonts-noto-cjk)
 if [ "$mode" = "test" ]; then
   pkgs+=(curl nginx-light caddy chromium chromium-driver default-jre-headless python3-venv wrk
-         podman runc debootstrap lld iproute2 systemd kotlin)
+         podman runc debootstrap lld iproute2 systemd kotlin valgrind)
 fi
 
 missing=()
