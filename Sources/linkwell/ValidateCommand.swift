@@ -9,15 +9,23 @@ enum ValidateCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "validate",
         overview: "Check a config: app IDs, fingerprints, routes, shadowing, file size, and that iOS and Android claim exactly what the parser accepts.",
-        usage: "linkwell validate [--config <file>] [--json]",
-        options: [configOption, OptionSpec(name: "--json", valueName: nil, help: "Print the findings as JSON.")],
+        usage: "linkwell validate [--config <file>] [--website-upstream [site=]url ...] [--json]",
+        options: [
+            configOption,
+            OptionSpec(name: "--website-upstream", valueName: "[site=]url", help: "The website the proxy sends unclaimed paths to (as for 'generate nginx'); silences the website-loop warning.", repeatable: true),
+            OptionSpec(name: "--json", valueName: nil, help: "Print the findings as JSON."),
+        ],
         discussion: "Exit status: 0 when there are no errors (warnings allowed), 1 on errors, 64 on usage errors."
     )
 
     static func run(_ args: Arguments) throws -> Int32 {
         guard args.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(args.positional[0])'") }
         let path = args.value("--config") ?? ConfigLoader.defaultPath()
-        let report = LoadedConfig.load(path: path, platformCheck: true).1
+        var report = LoadedConfig.load(path: path, platformCheck: true).1
+        if let table = report.table {
+            let options = ProxyConfigOptions(websiteUpstreams: try GenerateCommand.websiteUpstreams(args, table: table))
+            report.diagnostics += ProxyConfig.websiteLoopWarnings(table, options: options).map { $0.withFile(path) }
+        }
         if args.has("--json") {
             Output.json([
                 "file": path,

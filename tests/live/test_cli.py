@@ -33,9 +33,25 @@ def test_usage_errors_exit_64_on_stderr():
 
 
 def test_validate_default_config_ok():
-    r = run("validate")
+    r = run("validate", "--website-upstream", "http://127.0.0.1:3000")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().endswith("OK — 3 site(s), 5 route(s), 5 warning(s)")
+
+
+def test_validate_warns_about_a_website_on_its_own_link_domain():
+    """Without a website upstream, each default site's website is on its own link domain."""
+    r = run("validate")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout + r.stderr
+    for i, (site, host) in enumerate([("diallodev", "diallodev.online"), ("fitconnect", "fitconnect.app"), ("coffeebreak", "www.ioscoffeebreak.com")]):
+        assert f"sites[{i}].website: warning: site '{site}' has its website on one of its own link domains ({host})" in out, out
+        assert f"--website-upstream {site}=http://127.0.0.1:3000" in out
+    assert "OK — 3 site(s), 5 route(s), 6 warning(s)" in out
+    # Per site: silencing one site leaves the other two.
+    r = run("validate", "--website-upstream", "fitconnect=http://127.0.0.1:3000")
+    assert "site 'fitconnect' has its website" not in r.stdout + r.stderr and "5 warning(s)" in r.stdout + r.stderr
+    r = run("validate", "--website-upstream", "nosuch=http://127.0.0.1:3000")
+    assert r.returncode == 64 and "no site 'nosuch'" in r.stderr
 
 
 def test_validate_broken_config_exit_1(tmp_path):
