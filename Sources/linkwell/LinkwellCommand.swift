@@ -44,7 +44,7 @@ extension LinkwellCommand {
         let path = args.value("--config") ?? ConfigLoader.defaultPath()
         let (loaded, report) = LoadedConfig.load(path: path)
         guard let validated = loaded?.validated else {
-            for d in report.errors { Output.err("Error: \(d)") }
+            for d in report.errors { Output.err(d.position == nil ? "Error: \(d)" : d.withFile(path).description) }
             Output.err("Error: \(path) has \(report.errors.count) error(s); run 'linkwell validate --config \(path)' for the full report.")
             throw ExitStatus(code: 1)
         }

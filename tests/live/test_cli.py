@@ -110,3 +110,22 @@ def test_verify_rejected_assetlinks(tmp_path):
     r = run("verify", "--assetlinks", str(f), "--package", "a.b", "--json")
     assert r.returncode == 1
     assert json.loads(r.stdout)["parse"] == "rejected"
+
+
+def test_validate_shipped_broken_examples():
+    """The README's validate examples: config/examples/broken.json5 and broken-syntax.json5."""
+    r = run("validate", config=ROOT / "config" / "examples" / "broken.json5")
+    assert r.returncode == 1 and r.stdout == ""
+    assert "sites[0].ios[0].teamID: error: team ID 'TEAMID12345' is not 10 characters" in r.stderr
+    assert "sites[0].routes[0].path: error: route 'post': path '/post/{id' has an unclosed '{' at column 7" in r.stderr
+    assert "unknown key 'appStoreId' is ignored\n    fix: did you mean 'appStoreID'?" in r.stderr
+    assert r.stderr.rstrip().endswith("3 error(s), 1 warning(s)")
+    r = run("validate", config=ROOT / "config" / "examples" / "broken-syntax.json5")
+    assert r.returncode == 1 and r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert lines[0].endswith("broken-syntax.json5:6:31: error: expected ',' or '}' after the value of 'domains', found 'ios' on line 7")
+    assert lines[1] == '  6 |       domains: ["example.com"]'
+    assert lines[2] == "    | " + " " * 30 + "^"
+    # Every command that loads the config prints the same position.
+    r = run("routes", config=ROOT / "config" / "examples" / "broken-syntax.json5")
+    assert r.returncode == 1 and "broken-syntax.json5:6:31: error:" in r.stderr
