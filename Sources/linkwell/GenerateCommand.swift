@@ -77,11 +77,15 @@ enum GenerateCommand: LinkwellCommand {
         for site in sites {
             for domain in site.exactDomains.isEmpty ? [site.canonicalHost] : site.exactDomains {
                 let wellKnown = URL(fileURLWithPath: dir).appendingPathComponent(domain).appendingPathComponent(".well-known")
-                try fm.createDirectory(at: wellKnown, withIntermediateDirectories: true)
                 for (name, bytes) in files(site) {
                     let target = wellKnown.appendingPathComponent(name)
-                    try Data(bytes).write(to: target)
-                    Output.out("wrote \(target.path) (\(bytes.count) bytes)")
+                    do {
+                        try fm.createDirectory(at: wellKnown, withIntermediateDirectories: true)
+                        try Data(bytes).write(to: target)
+                    } catch {
+                        throw IOFailure(description: "cannot write \(target.path): \(error.localizedDescription)")
+                    }
+                    Output.note("wrote \(target.path) (\(bytes.count) bytes)")
                 }
             }
         }
@@ -149,8 +153,12 @@ extension GenerateCommand {
         if let dir = args.value("--cert-dir") { options.certificateDirectory = dir }
         let text = which == "nginx" ? ProxyConfig.nginx(sites, options: options) : ProxyConfig.caddy(sites, options: options)
         if let path = args.value("--output") {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-            Output.err("wrote \(path) (\(text.utf8.count) bytes)")
+            do {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            } catch {
+                throw IOFailure(description: "cannot write \(path): \(error.localizedDescription)")
+            }
+            Output.note("wrote \(path) (\(text.utf8.count) bytes)")
         } else {
             Output.out(text)
         }

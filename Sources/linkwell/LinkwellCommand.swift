@@ -16,8 +16,14 @@ protocol LinkwellCommand {
 
 extension LinkwellCommand {
     static func main(_ argv: [String]) -> Int32 {
+        var argv = argv
+        let end = argv.firstIndex(of: "--") ?? argv.endIndex
+        if argv[..<end].contains(where: { $0 == "--quiet" || $0 == "-q" }) {
+            Output.quiet = true
+            argv = argv[..<end].filter { $0 != "--quiet" && $0 != "-q" } + argv[end...]
+        }
         do {
-            if argv.contains("--help") || argv.contains("-h") {
+            if argv[..<(argv.firstIndex(of: "--") ?? argv.endIndex)].contains(where: { $0 == "--help" || $0 == "-h" }) {
                 Output.out(spec.helpText)
                 return 0
             }
@@ -25,9 +31,12 @@ extension LinkwellCommand {
         } catch let e as UsageError {
             Output.err("Error: \(e.message)")
             Output.err("Usage: \(spec.usage)\n  See 'linkwell \(spec.name) --help'.")
-            return 64
+            return ExitCode.usage
         } catch let e as ExitStatus {
             return e.code
+        } catch let e as IOFailure {
+            Output.err("Error: \(e)")
+            return ExitCode.io
         } catch {
             Output.err("Error: \(error)")
             return 1

@@ -41,7 +41,8 @@ enum ValidateCommand: LinkwellCommand {
         }
         for d in report.diagnostics {
             let line = d.file == nil ? d.withFile(path).description : d.description
-            Output.err(line)  // diagnostics on stderr, the verdict on stdout
+            // Diagnostics on stderr (warnings dropped with --quiet), the verdict on stdout.
+            if d.severity == .error { Output.err(line) } else { Output.note(line) }
         }
         if report.errors.isEmpty, let table = report.table {
             let routes = table.sites.reduce(0) { $0 + $1.routes.count }

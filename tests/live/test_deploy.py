@@ -724,6 +724,7 @@ def test_container_runtime_stage(tmp_path):
         shutil.copy(ROOT / ".dockerignore", context / ".dockerignore")
         shutil.copytree(ROOT / "public", context / "public")
         shutil.copy(ROOT / "config" / "linkwell.json5", context / "config" / "linkwell.json5")
+        shutil.copytree(ROOT / "man", context / "man")
         shutil.copy(binary, context / "prebuilt" / "linkwell")
         podman("build", "--network", "none", "--format", "docker", "--pull=never",
                "--build-arg", f"RUNTIME_IMAGE={base}", "--build-arg", "BINARY_FROM=prebuilt",
@@ -760,6 +761,9 @@ def test_container_runtime_stage(tmp_path):
         assert podman("exec", name, *health).returncode == 0
         assert podman("exec", name, "/usr/local/bin/linkwell", "healthcheck", f"http://127.0.0.1:{port}/nope", check=False).returncode == 1
         assert podman("exec", name, "id", "-u").stdout.strip() == "10001"
+        # The man page is installed, and it is the binary's own.
+        man = podman("exec", name, "cat", "/usr/local/share/man/man1/linkwell.1").stdout
+        assert man == podman("exec", name, "/usr/local/bin/linkwell", "help", "--man").stdout
         assert podman("exec", name, "sh", "-c", "command -v curl wget", check=False).stdout.strip() == ""
         # PID 1 handles SIGTERM: a clean, quick exit, well before podman's kill timeout.
         started = time.time()
