@@ -455,13 +455,20 @@ class Caddy:
         port = self.https_port if tls else self.http_port
         return curl("--cacert", str(self.root), *self.resolve_args(), *extra, f"{'https' if tls else 'http'}://{host}:{port}{path}")
 
-    def doctor(self, config, *extra, cacert=True, timeout=60):
+    def doctor(self, config, *extra, cacert=True, timeout=60, platforms=None):
+        """`platforms`: the stand-ins for Apple's CDN and Google's API; without, --offline (no
+        test may reach the real services)."""
         args = [str(BINARY), "doctor", f"https://example.com:{self.https_port}", "--config", str(config)]
         if cacert:
             args += ["--cacert", str(self.root)]
         for h in self.hosts:
             args += ["--resolve", f"{h}:{self.https_port}:127.0.0.1"]
-        result = subprocess.run(args + list(extra), capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+        env = dict(os.environ, LINKWELL_APPLE_CDN_URL="http://127.0.0.1:9/unused/", LINKWELL_DIGITAL_ASSET_LINKS_URL="http://127.0.0.1:9/unused")
+        if platforms:
+            env.update(platforms.env)
+        else:
+            args.append("--offline")
+        result = subprocess.run(args + list(extra), capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
         return result.returncode, result.stdout.splitlines(), result.stderr
 
 
@@ -578,6 +585,198 @@ def test_doctor_usage_errors():
     assert result.returncode == 64 and "Error:" in result.stderr
     result = subprocess.run([str(BINARY), "doctor", "ftp://example.com"], capture_output=True, text=True, timeout=30)
     assert result.returncode == 64
+
+
+# MARK: - doctor asks Apple's CDN and Google's Digital Asset Links API (local stand-ins)
+
+
+class PlatformStandIns:
+    """Stand-ins on loopback for the two services doctor asks, which cannot be reached from
+    here. They answer with the real services' response shapes:
+
+    Apple's CDN, GET https://app-site-association.cdn-apple.com/a/v1/DOMAIN:
+      - a cached copy: 200, Content-Type: application/json, Apple-From: https://DOMAIN/.well-known/apple-app-site-association,
+        Cache-Control, Age, Via; the body is the copy the CDN holds (what devices read);
+      - a failed fetch: 404 Not Found, Content-Type: text/plain; charset=utf-8, body "Not Found\n",
+        Apple-Failure-Reason: SWCERR00101 Bad HTTP Response: 403 Forbidden,
+        Apple-Failure-Details: {"status":"403 Forbidden"}, Apple-From: …, Apple-Try-Direct: false
+        (as captured from the real CDN in public bug reports);
+      - a domain it has not ingested: 404 with the same text/plain body and no Apple-Failure-* headers.
+    Google's API, GET https://digitalassetlinks.googleapis.com/v1/statements:list?source.web.site=…&relation=…:
+      - 200 {"statements":[{"source":{"web":{"site":"https://DOMAIN."}},"relation":"delegate_permission/common.handle_all_urls",
+        "target":{"androidApp":{"packageName":…,"certificate":{"sha256Fingerprint":…}}}}],"maxAge":"599.998704399s","debugString":…};
+      - a failed fetch: 200 {"maxAge":…,"debugString":…,"errorCode":["ERROR_CODE_FETCH_ERROR"]} (ListResponse.errorCode);
+      - a bad request: 400 {"error":{"code":400,"message":…,"status":"INVALID_ARGUMENT"}} (Google API error shape).
+    """
+
+    def __init__(self):
+        import http.server
+        import threading
+        import urllib.parse
+        self.cdn = {}      # host -> ("copy", bytes) | ("failure",) | ("missing",) | ("slow",)
+        self.google = {}   # host -> ("pairs", [(package, fp)]) | ("error", code) | ("bad",)
+        self.requests = []
+        stand_in = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def send(self, status, body, headers):
+                self.send_response(status)
+                for k, v in headers:
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                try:
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # doctor gave up (its time limit) before the slow answer came
+
+            def do_GET(self):
+                stand_in.requests.append(self.path)
+                url = urllib.parse.urlsplit(self.path)
+                if url.path.startswith("/a/v1/"):
+                    host = url.path[len("/a/v1/"):]
+                    mode = stand_in.cdn.get(host, ("missing",))
+                    origin = [("Apple-From", f"https://{host}/.well-known/apple-app-site-association")]
+                    if mode[0] == "copy":
+                        return self.send(200, mode[1], [("Content-Type", "application/json"), *origin, ("Cache-Control", "max-age=3600,public"),
+                                                        ("Age", "1399"), ("Via", "http/1.1 stand-in (acdn/176.13298)")])
+                    if mode[0] == "failure":
+                        return self.send(404, b"Not Found\n", [("Apple-Failure-Details", '{"status":"403 Forbidden"}'),
+                                                               ("Apple-Failure-Reason", "SWCERR00101 Bad HTTP Response: 403 Forbidden"),
+                                                               *origin, ("Apple-Try-Direct", "false"), ("Cache-Control", "max-age=1800,public"),
+                                                               ("Content-Type", "text/plain; charset=utf-8")])
+                    if mode[0] == "slow":
+                        time.sleep(3)
+                    return self.send(404, b"Not Found\n", [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "max-age=1800,public")])
+                if url.path == "/v1/statements:list":
+                    query = urllib.parse.parse_qs(url.query)
+                    site = query["source.web.site"][0]
+                    host = urllib.parse.urlsplit(site).hostname
+                    mode = stand_in.google.get(host, ("pairs", []))
+                    if mode[0] == "bad":
+                        body = {"error": {"code": 400, "message": "Invalid source.web.site.", "status": "INVALID_ARGUMENT"}}
+                        return self.send(400, json.dumps(body).encode(), [("Content-Type", "application/json; charset=UTF-8")])
+                    if mode[0] == "error":
+                        body = {"maxAge": "59.999s", "errorCode": [mode[1]],
+                                "debugString": f"********************* ERRORS *********************\nError: unavailable: Could not fetch {site}/.well-known/assetlinks.json"}
+                    else:
+                        body = {"statements": [
+                            {"source": {"web": {"site": site + "."}}, "relation": query["relation"][0],
+                             "target": {"androidApp": {"packageName": p, "certificate": {"sha256Fingerprint": fp}}}} for p, fp in mode[1]],
+                            "maxAge": "599.998704399s", "debugString": "********************* Assertions *********************\n"}
+                    return self.send(200, json.dumps(body, indent=2).encode(), [("Content-Type", "application/json; charset=UTF-8")])
+                self.send(404, b"", [])
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        port = self.server.server_address[1]
+        self.env = {"LINKWELL_APPLE_CDN_URL": f"http://127.0.0.1:{port}/a/v1/",
+                    "LINKWELL_DIGITAL_ASSET_LINKS_URL": f"http://127.0.0.1:{port}/v1/statements:list"}
+
+    def healthy(self, config):
+        for host in HOSTS:
+            self.cdn[host] = ("copy", generate(config, "aasa"))
+            self.google[host] = ("pairs", [("com.example.shop", FINGERPRINT)])
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def platforms():
+    stand_ins = PlatformStandIns()
+    try:
+        yield stand_ins
+    finally:
+        stand_ins.close()
+
+
+def test_doctor_platforms_healthy(caddy_stack, platforms):
+    config, _, start = caddy_stack
+    caddy = start()
+    platforms.healthy(config)
+    code, lines, err = caddy.doctor(config, platforms=platforms)
+    out = "\n".join(lines)
+    assert code == 0, out + err
+    for host in HOSTS:
+        label = host if host != "apps.example.net" else "apps.example.net (root of *.apps.example.net)"
+        assert f"PASS {label}: Apple's CDN copy is byte-identical to the origin's file (what devices read matches what you serve)" in lines, out
+        assert f"PASS {label}: Google sees com.example.shop with {FINGERPRINT}" in lines, out
+    # Google was asked about the origin doctor checked, with the relation Android verifies.
+    asked = [r for r in platforms.requests if r.startswith("/v1/statements:list")]
+    assert f"/v1/statements:list?source.web.site=https%3A%2F%2Fexample.com%3A{caddy.https_port}&relation=delegate_permission/common.handle_all_urls" in asked
+    # What doctor cannot check: the on-device commands.
+    assert "On a device (doctor cannot check these from here):" in lines
+    assert any("adb shell pm get-app-links com.example.shop" in l for l in lines)
+    assert any("adb shell pm verify-app-links --re-verify com.example.shop" in l for l in lines)
+    assert any("applinks:example.com?mode=developer" in l for l in lines)
+    # --json: the same checks, what Apple and Google answered, the device commands.
+    code, lines, _ = caddy.doctor(config, "--json", platforms=platforms)
+    report = json.loads("\n".join(lines))
+    assert code == 0 and report["failed"] == 0 and report["passed"] == len([c for c in report["checks"] if c["result"] == "pass"])
+    assert {r["host"]: r["identical"] for r in report["appleCDN"]} == {h: True for h in HOSTS}
+    assert report["google"][0]["statements"] == [{"package": "com.example.shop", "sha256Fingerprint": FINGERPRINT}]
+    assert {"platform": "Android", "command": "adb shell pm get-app-links com.example.shop", "why": "which domains Android verified for the app"} in report["deviceCommands"]
+
+
+@pytest.mark.parametrize("cdn,google,code,expect", [
+    (("failure",), None, 1, ["FAIL example.com: Apple's CDN could not fetch https://example.com/.well-known/apple-app-site-association: SWCERR00101 Bad HTTP Response: 403 Forbidden (details: {\"status\":\"403 Forbidden\"})",
+                              "allow it through the WAF/bot protection"]),
+    (("missing",), None, 0, ["WARN example.com: Apple's CDN has no copy of example.com yet (404 without Apple-Failure-Reason): it has not ingested the domain",
+                              "applinks:example.com?mode=developer"]),
+    (("copy", b'{"applinks":{"details":[]}}'), None, 0, ["WARN example.com: Apple's CDN serves an older copy (27 bytes; the origin serves",
+                                                         "it does not list ABCDE12345.com.example.shop yet", "re-fetches within about a day"]),
+    (None, ("pairs", [("com.example.shop", OTHER_FINGERPRINT)]), 1,
+     [f"FAIL example.com: Google does not see com.example.shop with the configured fingerprint(s); it sees com.example.shop {OTHER_FINGERPRINT}",
+      "app-signing key's SHA-256 (Play Console → App integrity), not the upload key's"]),
+    (None, ("error", "ERROR_CODE_FETCH_ERROR"), 1, ["FAIL example.com: Google could not read https://example.com:", "ERROR_CODE_FETCH_ERROR",
+                                                    "make /.well-known/assetlinks.json answer 200 on port 443"]),
+    (None, ("bad",), 0, ["WARN example.com: Google's Digital Asset Links API answered 400: Invalid source.web.site."]),
+], ids=["cdn-403", "cdn-not-ingested", "cdn-stale", "google-upload-key", "google-fetch-error", "google-400"])
+def test_doctor_platforms_broken(caddy_stack, platforms, cdn, google, code, expect):
+    config, _, start = caddy_stack
+    caddy = start()
+    platforms.healthy(config)
+    if cdn:
+        platforms.cdn["example.com"] = cdn
+    if google:
+        platforms.google["example.com"] = google
+    got, lines, err = caddy.doctor(config, platforms=platforms)
+    out = "\n".join(lines)
+    assert got == code, out + err
+    line = next((l for l in lines if l.startswith(expect[0])), None)
+    assert line, out
+    for part in expect[1:]:
+        assert part in line, line
+    # Only the broken host is reported.
+    assert not [l for l in lines if l.startswith(("FAIL www.example.com", "WARN www.example.com"))], out
+
+
+def test_doctor_apk_cert_and_offline_and_timeouts(caddy_stack, platforms):
+    config, _, start = caddy_stack
+    caddy = start()
+    platforms.healthy(config)
+    code, lines, _ = caddy.doctor(config, "--apk-cert", FINGERPRINT.lower().replace(":", ""), platforms=platforms)
+    assert code == 0 and f"PASS example.com: --apk-cert {FINGERPRINT} is in the served assetlinks.json for com.example.shop" in lines
+    code, lines, _ = caddy.doctor(config, "--apk-cert", OTHER_FINGERPRINT, platforms=platforms)
+    bad = [l for l in lines if l.startswith(f"FAIL example.com: --apk-cert {OTHER_FINGERPRINT} is not in the served assetlinks.json")]
+    assert code == 1 and bad and "signed with Play's app-signing key, not your upload key" in bad[0] and "./gradlew signingReport" in bad[0]
+    code, _, err = caddy.doctor(config, "--apk-cert", "12:34", platforms=platforms)
+    assert code == 64 and "not a SHA-256 fingerprint" in err
+    # --offline: neither service is asked.
+    platforms.requests.clear()
+    code, lines, _ = caddy.doctor(config, "--offline", platforms=platforms)
+    assert code == 0 and platforms.requests == [] and not [l for l in lines if l.startswith(("PASS", "WARN", "FAIL")) and ("Apple's CDN" in l or "Google" in l)]
+    # A service that does not answer in time: the time limit applies, the check is a warning.
+    platforms.cdn["example.com"] = ("slow",)
+    code, lines, _ = caddy.doctor(config, "--timeout", "1", "--site", "shop", platforms=platforms)
+    slow = [l for l in lines if l.startswith("WARN example.com: could not ask Apple's CDN")]
+    assert slow and "cannot connect" in slow[0] or slow and "curl failed" in slow[0], lines
 
 
 # MARK: - systemd, Kubernetes, Dockerfile lint
