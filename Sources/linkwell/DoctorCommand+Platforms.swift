@@ -207,7 +207,7 @@ extension Doctor {
                     fail("\(label): --apk-cert \(fp) is not in the served assetlinks.json for \(app.package)\(inConfig ? " (the config lists it: deploy the config)" : "")",
                          fix: inConfig
                             ? "reload Linkwell with this config, then re-run doctor"
-                            : "an APK from Google Play is signed with Play's app-signing key, not your upload key: if \(fp) is your upload or debug key, add Play's app-signing SHA-256 (Play Console → Test and release → App integrity → App signing) to fingerprints; for local builds add the debug key's (./gradlew signingReport) as well")
+                            : "an APK from Google Play is signed with Play's app-signing key, not your upload key: if \(fp) is your upload or debug key, add Play's app-signing SHA-256 (Play Console → Test and release → Setup → App integrity → App signing key certificate) to fingerprints; for local builds add the debug key's (./gradlew signingReport) as well")
                 }
             }
         }

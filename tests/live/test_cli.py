@@ -293,3 +293,19 @@ def test_exit_codes(tmp_path):
     assert r.returncode == 74 and r.stderr.startswith("Error: cannot write "), r.stderr
     r = run("generate", "all", "--output", str(blocker / "sub"))
     assert r.returncode == 74, r.stderr
+
+
+def test_configuration_doc_states_the_server_defaults():
+    """docs/configuration.md's defaults for listen, admin and shutdownDeadlineSeconds are the binary's."""
+    import re
+    doc = (ROOT / "docs" / "configuration.md").read_text()
+    help_text = run("serve", "--help").stdout
+    listen = re.search(r"else (\S+)\)\.", help_text.split("  --listen <")[1]).group(1)
+    admin = re.search(r"else (\S+)\);", help_text.split("  --admin <")[1]).group(1)
+    assert (listen, admin) == ("127.0.0.1:8080", "127.0.0.1:9090"), help_text
+    assert f'| `listen` | array of strings | `["{listen}"]`' in doc
+    assert f'| `admin` | string | `"{admin}"`' in doc
+    source = (ROOT / "Sources" / "LinkServer" / "ServerConfiguration.swift").read_text()
+    deadline = re.search(r"var shutdownDeadlineSeconds: Double = (\d+)", source).group(1)
+    assert f"| `shutdownDeadlineSeconds` | number ≥ 0 | `{deadline}` |" in doc
+    assert "none defined in this version" not in doc

@@ -884,11 +884,53 @@ def release_binary():
     return Path(path) / "linkwell"
 
 
+# Global podman options: empty for the machine's default storage, or the vfs fallback (below).
+PODMAN_STORAGE = []
+
+
 def podman(*args, timeout=120, check=True):
-    result = subprocess.run(["podman", *args], capture_output=True, text=True, timeout=timeout)
+    result = subprocess.run(["podman", *PODMAN_STORAGE, *args], capture_output=True, text=True, timeout=timeout)
     if check:
         assert result.returncode == 0, f"podman {' '.join(args)}: {result.stderr[-3000:]}"
     return result
+
+
+def podman_probe(storage):
+    """Can podman store an image with these storage options? Imports a one-file image and
+    removes it; returns None when it works, else podman's complaint (one line)."""
+    import tarfile
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        tar = Path(tmp) / "probe.tar"
+        (Path(tmp) / "probe").write_text("probe\n")
+        with tarfile.open(tar, "w") as t:
+            t.add(Path(tmp) / "probe", arcname="probe")
+        tag = f"localhost/linkwell-probe:{uuid.uuid4().hex[:8]}"
+        result = subprocess.run(["podman", *storage, "import", str(tar), tag], capture_output=True, text=True, timeout=120)
+        subprocess.run(["podman", *storage, "rmi", "-f", tag], capture_output=True, text=True, timeout=60)
+    if result.returncode == 0:
+        return None
+    lines = [l for l in result.stderr.strip().splitlines() if l.strip()]
+    return lines[-1] if lines else f"exit {result.returncode}"
+
+
+def choose_podman_storage():
+    """The machine's default storage driver (overlay, usually), else vfs in a root of its own
+    under .build/ (inside a container whose root is overlayfs, overlay-on-overlay fails; vfs
+    copies layers instead, slower but it works). LINKWELL_PODMAN_STORAGE=vfs forces the
+    fallback. Returns (options, None), or (None, reason) when nothing can run."""
+    vfs_root = ROOT / ".build" / "podman-vfs"
+    vfs = ["--storage-driver", "vfs", "--root", str(vfs_root / "root"), "--runroot", str(vfs_root / "run")]
+    if os.environ.get("LINKWELL_PODMAN_STORAGE") != "vfs":
+        default_problem = podman_probe([])
+        if default_problem is None:
+            return [], None
+    else:
+        default_problem = "skipped (LINKWELL_PODMAN_STORAGE=vfs)"
+    vfs_problem = podman_probe(vfs)
+    if vfs_problem is None:
+        return vfs, None
+    return None, f"no podman storage works here: default driver: {default_problem}; vfs: {vfs_problem}"
 
 
 def container_tools_missing():
@@ -905,6 +947,10 @@ def test_container_runtime_stage(tmp_path):
     reason = container_tools_missing()
     if reason:
         pytest.skip(reason)
+    storage, reason = choose_podman_storage()
+    if reason:
+        pytest.skip(reason)
+    PODMAN_STORAGE[:] = storage
     tag = uuid.uuid4().hex[:10]
     base = f"localhost/linkwell-test-base:{tag}"
     image = f"localhost/linkwell-test:{tag}"
