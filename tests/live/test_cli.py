@@ -309,3 +309,14 @@ def test_configuration_doc_states_the_server_defaults():
     deadline = re.search(r"var shutdownDeadlineSeconds: Double = (\d+)", source).group(1)
     assert f"| `shutdownDeadlineSeconds` | number ≥ 0 | `{deadline}` |" in doc
     assert "none defined in this version" not in doc
+
+
+def test_healthcheck_json_on_a_closed_port():
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # bound, not listening: connection refused
+        r = run("healthcheck", f"http://127.0.0.1:{port}/healthz", "--json")
+    assert r.returncode == 1, r.stderr
+    j = json.loads(r.stdout)
+    assert j["url"] == f"http://127.0.0.1:{port}/healthz" and j["healthy"] is False and j["error"]
