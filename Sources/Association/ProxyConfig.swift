@@ -27,7 +27,8 @@ public struct ProxyConfigOptions: Sendable {
     public var certificateDirectory: String
     /// HTTP only, no certificate needed: the first certbot run.
     public var bootstrap: Bool
-    /// Linkwell's own static files the landing pages link (`/static/linkwell.css`).
+    /// Linkwell's own static files the landing pages link (`/static/linkwell.css`); a path
+    /// ending in `/` is a prefix (`/static/og/`, the generated preview cards).
     public var assetPaths: [String]
     /// The command that regenerates the file, for its header.
     public var command: String
@@ -310,8 +311,10 @@ public enum ProxyConfig {
             }
         }
         if !options.assetPaths.isEmpty { o += "    # Linkwell's static files the landing pages link.\n" }
-        for path in options.assetPaths where seen.insert(.exact(path)).inserted {
-            o += "    location = \(nginxString(path)) {\n        set $linkwell_cookie \"\";\n        proxy_pass http://linkwell;\n    }\n"
+        for path in options.assetPaths {
+            let location: ProxyLocation = path.hasSuffix("/") ? .prefix(path) : .exact(path)
+            guard seen.insert(location).inserted else { continue }
+            o += "    \(nginxLocation(location)) {\n        set $linkwell_cookie \"\";\n        proxy_pass http://linkwell;\n    }\n"
         }
         return o
     }
@@ -360,7 +363,7 @@ extension ProxyConfig {
             let r = regex(for: pattern)
             parts.append(String(r.dropFirst().dropLast()))
         }
-        for path in options.assetPaths { parts.append(escapeRegex(path)) }
+        for path in options.assetPaths { parts.append(escapeRegex(path) + (path.hasSuffix("/") ? ".*" : "")) }
         guard !parts.isEmpty else { return nil }
         var seen = Set<String>()
         return "^(?:" + parts.filter { seen.insert($0).inserted }.joined(separator: "|") + ")$"

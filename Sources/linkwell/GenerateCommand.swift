@@ -123,9 +123,11 @@ extension GenerateCommand {
             throw UsageError(message: "--cert-dir is for nginx; Caddy keeps its own certificates")
         }
         let configPath = args.value("--config") ?? ConfigLoader.defaultPath()
-        var assets: [String] = []
-        if let dir = Snapshot.publicDirectory(settings: table.config.server, configPath: configPath) {
-            assets = StaticAssets(directory: dir).responses.keys.filter { $0.hasPrefix("/static/") }.sorted()
+        // Linkwell's own /static/ files (the shipped CSS, brand stylesheets, a publicDir's files)
+        // and the generated preview cards under /static/og/.
+        var assets = ["/static/og/"]
+        if let snapshot = ServerRuntime.loadSnapshot(configPath: configPath).0 {
+            assets += snapshot.assets.responses.keys.filter { $0.hasPrefix("/static/") }.sorted()
         }
         var command = ["linkwell", "generate", which]
         if args.value("--config") != nil { command += ["--config", configPath] }

@@ -24,7 +24,9 @@ enum ValidateCommand: LinkwellCommand {
         var report = LoadedConfig.load(path: path, platformCheck: true).1
         if let table = report.table {
             let options = ProxyConfigOptions(websiteUpstreams: try GenerateCommand.websiteUpstreams(args, table: table))
-            report.diagnostics += ProxyConfig.websiteLoopWarnings(table, options: options).map { $0.withFile(path) }
+            // One warning per site's website: the landing checks may already have one there.
+            let warned = Set(report.diagnostics.filter { $0.severity == .warning }.map(\.path))
+            report.diagnostics += ProxyConfig.websiteLoopWarnings(table, options: options).filter { !warned.contains($0.path) }.map { $0.withFile(path) }
         }
         if args.has("--json") {
             Output.json([
