@@ -43,6 +43,8 @@ RUN if ! dpkg -s libmicrohttpd12 libqrencode4 librsvg2-2 fonts-dejavu-core fonts
 COPY --from=binary /out/linkwell /usr/local/bin/linkwell
 COPY config/linkwell.json5 /etc/linkwell/linkwell.json5
 # Templates, CSS and string catalogs are compiled into the binary; server.publicDir overrides them.
+# The man page (man/linkwell.1 is `linkwell help --man`): man -l /usr/local/share/man/man1/linkwell.1
+COPY man/linkwell.1 /usr/local/share/man/man1/linkwell.1
 WORKDIR /usr/local/share/linkwell
 USER 10001:10001
 EXPOSE 8080 9090

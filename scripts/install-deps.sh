@@ -11,7 +11,7 @@ mode="${1:-build}"
 pkgs=(libmicrohttpd-dev libqrencode-dev pkg-config librsvg2-dev libcairo2-dev fonts-dejavu-core fonts-noto-core fonts-noto-cjk)
 if [ "$mode" = "test" ]; then
   pkgs+=(curl nginx-light caddy chromium chromium-driver default-jre-headless python3-venv wrk
-         podman runc debootstrap lld iproute2 systemd kotlin valgrind)
+         podman runc debootstrap lld iproute2 systemd kotlin valgrind zsh fish)
 fi
 
 missing=()

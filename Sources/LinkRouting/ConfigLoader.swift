@@ -53,13 +53,32 @@ public enum ConfigLoader {
     /// - Throws: ``Failure`` when the bytes are not JSON5 or do not fit the config model (missing
     ///   required key, wrong type, unknown enum value).
     public static func decode(_ data: Data, file: String) throws(Failure) -> (config: LinkwellConfig, warnings: [Diagnostic]) {
+        if let syntax = JSON5Syntax.check(Array(data)) {
+            var d = Diagnostic(.error, file: file, at: "(syntax)", "\(syntax.message)", fix: syntax.fix)
+            d.position = SourcePosition(line: syntax.line, column: syntax.column, text: syntax.sourceLine)
+            throw Failure(diagnostics: [d])
+        }
         let decoder = JSONDecoder()
         decoder.allowsJSON5 = true
         let decoded: ModelAndKeys
         do {
             decoded = try decoder.decode(ModelAndKeys.self, from: data)
         } catch let error as DecodingError {
-            throw Failure(diagnostics: [diagnostic(for: error, file: file)])
+            // The unknown keys explain many decoding failures (`bundleId` for `bundleID`): list
+            // them too, and name the typo in the missing key's fix.
+            var typos: [Diagnostic] = []
+            if let tree = try? decoder.decode(KeyTree.self, from: data) {
+                unknownKeys(in: tree, shape: ConfigShape.root, path: "", file: file, into: &typos)
+            }
+            var main = diagnostic(for: error, file: file)
+            if case let .keyNotFound(key, context) = error {
+                let at = render(context.codingPath)
+                if let typo = typos.first(where: { $0.path.hasPrefix(at + ".") && $0.fix == "did you mean '\(key.stringValue)'?" }) {
+                    let written = String(typo.path.dropFirst(at.count + 1))
+                    main.fix = "the object has '\(written)': did you mean '\(key.stringValue)'? (keys are case-sensitive)"
+                }
+            }
+            throw Failure(diagnostics: [main] + typos)
         } catch {
             throw Failure(diagnostics: [Diagnostic(.error, file: file, at: "(file)", "cannot be decoded: \(error)")])
         }
@@ -119,14 +138,34 @@ public enum ConfigLoader {
                 }
             }
             if at == "(top level)" {
+                // The syntax check passed, so the decoder rejected a value it cannot place.
                 return Diagnostic(
-                    .error, file: file, at: at, "the file is not valid JSON5: \(detail)",
-                    fix: "fix the syntax at the position given; JSON5 allows comments, trailing commas and unquoted keys")
+                    .error, file: file, at: at, "a value does not fit the config model (the decoder says only: \(detail))",
+                    fix: "the JSON5 syntax is valid; look for a fractional or out-of-range number where a whole number belongs (threads, connectionLimit, …)")
+            }
+            if let allowed = allowedValues(in: context.debugDescription) {
+                let value = context.debugDescription.components(separatedBy: "invalid String value ").last ?? ""
+                let suggestion = DidYouMean.closest(value, in: allowed)
+                return Diagnostic(
+                    .error, file: file, at: at, value: value, "'\(value)' is not one of the allowed values: \(allowed.joined(separator: ", "))",
+                    fix: suggestion.map { "did you mean '\($0)'?" } ?? "use one of \(allowed.joined(separator: ", ")) (see docs/configuration.md)")
             }
             return Diagnostic(.error, file: file, at: at, "invalid value: \(detail)", fix: "see docs/configuration.md for the allowed values")
         @unknown default:
             return Diagnostic(.error, file: file, at: "(file)", "\(error)")
         }
+    }
+
+    /// The config's enums by type name, for "Cannot initialize X from invalid String value …".
+    static let enums: [String: [String]] = [
+        "FallbackAction": FallbackAction.allCases.map(\.rawValue),
+        "AASAFormat": AASAFormat.allCases.map(\.rawValue),
+    ]
+
+    /// The allowed values when a decoding message is about one of the config's enums.
+    static func allowedValues(in message: String) -> [String]? {
+        guard message.hasPrefix("Cannot initialize "), let type = message.dropFirst(18).split(separator: " ").first else { return nil }
+        return enums[String(type)]
     }
 
     static func describe(_ type: Any.Type) -> String {
@@ -253,20 +292,5 @@ public enum ConfigLoader {
     }
 
     /// The known key closest to a typo (case-insensitive edit distance ≤ 2).
-    static func closest(_ key: String, in candidates: [String]) -> String? {
-        func distance(_ a: [Character], _ b: [Character]) -> Int {
-            var prev = Array(0...b.count)
-            for i in 1...max(a.count, 1) where !a.isEmpty {
-                var cur = [i] + Array(repeating: 0, count: b.count)
-                for j in stride(from: 1, through: b.count, by: 1) {
-                    cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-                }
-                prev = cur
-            }
-            return prev[b.count]
-        }
-        let k = Array(key.lowercased())
-        let scored = candidates.map { ($0, distance(k, Array($0.lowercased()))) }.filter { $0.1 <= 2 }
-        return scored.min { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }?.0
-    }
+    static func closest(_ key: String, in candidates: [String]) -> String? { DidYouMean.closest(key, in: candidates) }
 }

@@ -24,6 +24,8 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// What to change to make the finding go away, when there is a clear fix.
     public var fix: String?
+    /// For a syntax error: the 1-based line and column (in characters) and that line's text.
+    public var position: SourcePosition?
 
     /// Creates a finding; `path` is the config path it concerns (`sites[0].ios[0].teamID`).
     public init(_ severity: Severity, file: String? = nil, at path: String, value: String? = nil, _ message: String, fix: String? = nil) {
@@ -43,6 +45,16 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
     ///     fix: close it: '/post/{id}'
     /// ```
     public var description: String {
+        if let position {
+            // `file:line:column: error: message`, the line and a caret under the column (as nginx -t, caddy and compilers).
+            var s = "\(file ?? "(config)"):\(position.line):\(position.column): \(severity.rawValue): \(message)\n"
+            let number = String(position.line)
+            let gutter = String(repeating: " ", count: number.count)
+            let caret = position.text.prefix(position.column - 1).map { $0 == "\t" ? "\t" : " " }.joined()
+            s += "  \(number) | \(position.text)\n  \(gutter) | \(caret)^"
+            if let fix { s += "\n    fix: \(fix)" }
+            return s
+        }
         var s = ""
         if let file { s += "\(file): " }
         s += "\(path): \(severity.rawValue): \(message)"
@@ -56,6 +68,23 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
         var d = self
         d.file = file
         return d
+    }
+}
+
+/// Where in the file a syntax error is: 1-based line and column (in characters), and the line.
+public struct SourcePosition: Sendable, Equatable {
+    /// 1-based line.
+    public var line: Int
+    /// 1-based column, in characters.
+    public var column: Int
+    /// The text of the line.
+    public var text: String
+
+    /// A position on `line` at `column` whose text is `text`.
+    public init(line: Int, column: Int, text: String) {
+        self.line = line
+        self.column = column
+        self.text = text
     }
 }
 

@@ -16,8 +16,8 @@ enum CheckCommand: LinkwellCommand {
         arguments: [("<url>", "An https link on a site's domain, or a custom-scheme link.")],
         options: [
             configOption,
-            OptionSpec(name: "--user-agent", valueName: "<ua>", help: "Also say what a browser with this User-Agent gets for the link (landing page, store or web redirect) and why, and the page's language, preview image and buttons."),
-            OptionSpec(name: "--accept-language", valueName: "<list>", help: "The browser's Accept-Language (e.g. 'pt-BR,pt;q=0.9'), for the page's language; default none (the site's defaultLocale)."),
+            OptionSpec(name: "--user-agent", valueName: "ua", help: "Also say what a browser with this User-Agent gets for the link (landing page, store or web redirect) and why, and the page's language, preview image and buttons."),
+            OptionSpec(name: "--accept-language", valueName: "list", help: "The browser's Accept-Language (e.g. 'pt-BR,pt;q=0.9'), for the page's language; default none (the site's defaultLocale)."),
             OptionSpec(name: "--json", valueName: nil, help: "Print as JSON."),
         ]
     )
@@ -73,6 +73,12 @@ struct LinkExplanation {
         } else {
             notFoundRedirect = site.config.notFound?.redirect
         }
+    }
+
+    /// What a browser gets for a link no route takes: the config's redirect, or the page.
+    var notFoundOutcome: String {
+        if let target = site?.config.notFound?.redirect { return "are redirected (302) to \(target) (notFound.redirect)" }
+        return "get the not-found page (404)"
     }
 
     var browserLines: [String] {
@@ -135,10 +141,10 @@ struct LinkExplanation {
             lines.append("Opens:     " + (m.iosAppIDs.map { "iOS \($0)" } + m.androidPackages.map { "Android \($0)" }).joined(separator: ", "))
         case let .excluded(site, index, pattern):
             lines.append("Site:      \(site)")
-            lines.append("Route:     none — excluded by routes[\(index)] '\(pattern)'; no app opens it")
+            lines.append("Route:     none — excluded by routes[\(index)] '\(pattern)'; no app opens it; browsers \(notFoundOutcome)")
         case let .noRoute(site):
             lines.append("Site:      \(site)")
-            lines.append("Route:     none — no route matches; browsers get the not-found page")
+            lines.append("Route:     none — no route matches; browsers \(notFoundOutcome)")
         case let .unknownHost(host):
             lines.append("Site:      none — no site lists the host '\(host)'")
         case let .unsupported(why):
@@ -190,6 +196,7 @@ struct LinkExplanation {
         case let .noRoute(site):
             o["status"] = "no_route"
             o["site"] = site
+            if let r = self.site?.config.notFound?.redirect { o["notFoundRedirect"] = r }
         case let .unknownHost(h):
             o["status"] = "unknown_host"
             o["host"] = h

@@ -2,6 +2,7 @@
 // can be fetched): OVERVIEW/USAGE/OPTIONS help, `Error: …` on stderr, exit 64 on usage errors.
 
 import Foundation
+import LinkRouting
 
 struct UsageError: Error {
     var message: String
@@ -45,13 +46,26 @@ struct CommandSpec {
             for (name, help) in arguments { s += "  " + name.padding(toLength: 26, withPad: " ", startingAt: 0) + help + "\n" }
         }
         s += "\nOPTIONS:\n"
-        for o in options + [OptionSpec(name: "--help", valueName: nil, help: "Show help information.")] {
+        for o in options + CommandSpec.globalOptions {
             let left = o.valueName.map { "\(o.name) <\($0)>" } ?? o.name
             let pad = left.count >= 26 ? left + "\n" + String(repeating: " ", count: 28) : left.padding(toLength: 26, withPad: " ", startingAt: 0)
             s += "  " + pad + o.help + (o.repeatable ? " (repeatable)" : "") + "\n"
         }
         if let discussion { s += "\n" + discussion + "\n" }
         return s
+    }
+
+    /// Options every subcommand takes.
+    static let globalOptions = [
+        OptionSpec(name: "--quiet", valueName: nil, help: "Print only results and errors: no warnings, notes or progress (also -q)."),
+        OptionSpec(name: "--help", valueName: nil, help: "Show help information."),
+    ]
+
+    /// `unknown option '--confg' for 'validate'; did you mean '--config'?`
+    func unknownOption(_ name: String) -> UsageError {
+        let names = (options + CommandSpec.globalOptions).map(\.name)
+        let hint = DidYouMean.closest(name, in: names).map { "; did you mean '\($0)'?" } ?? ""
+        return UsageError(message: "unknown option '\(name)' for '\(self.name)'\(hint)")
     }
 
     func parse(_ argv: [String]) throws -> Arguments {
@@ -70,9 +84,7 @@ struct CommandSpec {
                     name = String(a[..<eq])
                     inline = String(a[a.index(after: eq)...])
                 }
-                guard let spec = options.first(where: { $0.name == name }) else {
-                    throw UsageError(message: "unknown option '\(name)' for '\(self.name)'. See 'linkwell \(self.name) --help'.")
-                }
+                guard let spec = options.first(where: { $0.name == name }) else { throw unknownOption(name) }
                 if spec.valueName == nil {
                     if inline != nil { throw UsageError(message: "'\(name)' takes no value") }
                     args.flags.insert(name)
@@ -91,7 +103,7 @@ struct CommandSpec {
                     args.options[name, default: []].append(v)
                 }
             } else if a.hasPrefix("-"), a.count > 1, options.contains(where: { $0.name == a }) == false, Double(a) == nil {
-                throw UsageError(message: "unknown option '\(a)' for '\(self.name)'. See 'linkwell \(self.name) --help'.")
+                throw unknownOption(a)
             } else {
                 args.positional.append(a)
             }
@@ -101,13 +113,55 @@ struct CommandSpec {
     }
 }
 
+/// Where output goes: results on stdout, every diagnostic on stderr. `--quiet` keeps only results
+/// and errors; colour only on a terminal, never with `NO_COLOR` set or `TERM=dumb`.
 enum Output {
-    static func out(_ s: String) {
-        FileHandle.standardOutput.write(Data((s.hasSuffix("\n") ? s : s + "\n").utf8))
+    nonisolated(unsafe) static var quiet = false
+
+    static let environment = ProcessInfo.processInfo.environment
+
+    static func colours(_ fd: Int32) -> Bool {
+        isatty(fd) == 1 && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
     }
 
+    static let colourOut = colours(STDOUT_FILENO)
+    static let colourErr = colours(STDERR_FILENO)
+
+    /// A result, on stdout.
+    static func out(_ s: String) {
+        write(s, to: FileHandle.standardOutput, colour: colourOut)
+    }
+
+    /// An error (or a diagnostic the caller decided is essential), on stderr.
     static func err(_ s: String) {
-        FileHandle.standardError.write(Data((s.hasSuffix("\n") ? s : s + "\n").utf8))
+        write(s, to: FileHandle.standardError, colour: colourErr)
+    }
+
+    /// A warning, note or progress line, on stderr; dropped with --quiet.
+    static func note(_ s: String) {
+        if !quiet { err(s) }
+    }
+
+    static func write(_ s: String, to handle: FileHandle, colour: Bool) {
+        let text = colour ? paint(s) : s
+        handle.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+    }
+
+    /// ANSI colours on the words that matter: error/FAIL red, warning/WARN yellow, PASS green, fix cyan.
+    static func paint(_ s: String) -> String {
+        let red = "\u{1B}[1;31m", yellow = "\u{1B}[1;33m", green = "\u{1B}[32m", cyan = "\u{1B}[36m", reset = "\u{1B}[0m"
+        return s.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            var l = String(line)
+            for (word, colour) in [("FAIL ", red), ("WARN ", yellow), ("PASS ", green), ("Error: ", red)] where l.hasPrefix(word) {
+                l = colour + word.dropLast() + reset + " " + l.dropFirst(word.count)
+            }
+            for (word, colour) in [(": error: ", red), (": warning: ", yellow)] {
+                if let r = l.range(of: word) { l.replaceSubrange(r, with: ": " + colour + word.dropFirst(2).dropLast(2) + reset + ": ") }
+            }
+            if let r = l.range(of: " — fix: ") { l.replaceSubrange(r, with: " — " + cyan + "fix:" + reset + " ") }
+            if l.hasPrefix("    fix: ") { l = "    " + cyan + "fix:" + reset + String(l.dropFirst(8)) }
+            return l
+        }.joined(separator: "\n")
     }
 
     static func json(_ value: Any) {
@@ -116,4 +170,22 @@ enum Output {
             FileHandle.standardOutput.write(Data("\n".utf8))
         }
     }
+}
+
+/// Exit statuses (sysexits.h where one applies), as the README's table lists them.
+enum ExitCode {
+    static let ok: Int32 = 0
+    /// Findings or errors: a config error, a failed check, a link that cannot be built.
+    static let failure: Int32 = 1
+    /// The command line is wrong.
+    static let usage: Int32 = 64
+    /// A service or tool the command needs is not there (curl, a server that does not answer).
+    static let unavailable: Int32 = 69
+    /// Reading or writing a file failed.
+    static let io: Int32 = 74
+}
+
+/// Reading or writing a file failed (exit 74).
+struct IOFailure: Error, CustomStringConvertible {
+    var description: String
 }

@@ -14,7 +14,7 @@ enum DoctorCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "doctor",
         overview: "Check a live deployment: the association files as Apple and Google fetch them, for every domain of the config.",
-        usage: "linkwell doctor https://<domain>[:<port>] [--config <file>] [--site <name>] [--cacert <file>] [--resolve <host:port:addr> ...] [--timeout <seconds>]",
+        usage: "linkwell doctor https://<domain>[:<port>] [--config <file>] [--site <name>] [--apk-cert <fingerprint> ...] [--offline] [--json] [--cacert <file>] [--resolve <host:port:addr> ...] [--timeout <seconds>]",
         arguments: [("https://<domain>[:<port>]", "The deployment to check. Every exact domain of the config (and the root of every wildcard) is checked on the same port.")],
         options: [
             configOption,
@@ -22,10 +22,17 @@ enum DoctorCommand: LinkwellCommand {
             OptionSpec(name: "--cacert", valueName: "file", help: "Trust this CA certificate (PEM) instead of the system store — for staging or `tls internal`."),
             OptionSpec(name: "--resolve", valueName: "host:port:addr", help: "Connect to addr for host:port (curl's --resolve), to test before DNS points at the server.", repeatable: true),
             OptionSpec(name: "--timeout", valueName: "seconds", help: "Per-request time limit (default 15)."),
+            OptionSpec(name: "--apk-cert", valueName: "fingerprint", help: "The SHA-256 your installed APK is signed with (or Play's app-signing key): is it in assetlinks.json?", repeatable: true),
+            OptionSpec(name: "--offline", valueName: nil, help: "Ask neither Apple's CDN nor Google's Digital Asset Links API; check the deployment only."),
+            OptionSpec(name: "--json", valueName: nil, help: "Print the checks, what Apple's CDN and Google see, and the on-device commands as JSON."),
         ],
         discussion: """
             Prints one line per check: PASS, WARN or FAIL, what was checked, and for a failure how to
-            fix it. Exit status: 0 when nothing failed, 1 when a check failed, 64 on usage errors.
+            fix it. Besides the deployment itself it asks Apple's CDN
+            (app-site-association.cdn-apple.com/a/v1/DOMAIN, the copy devices use) and Google's
+            Digital Asset Links API (statements:list, what Android's verifier sees); --offline skips
+            both. Last, the on-device commands for what cannot be checked from here.
+            Exit status: 0 when nothing failed, 1 when a check failed, 64 on usage errors, 69 without curl.
             Needs curl (Debian: apt-get install curl).
             """
     )
@@ -40,16 +47,43 @@ enum DoctorCommand: LinkwellCommand {
             guard let v = Int(t), v > 0 else { throw UsageError(message: "--timeout must be a positive number of seconds") }
             timeout = v
         }
+        var apkCerts: [String] = []
+        for raw in args.values("--apk-cert") {
+            guard let fp = Doctor.normalizedFingerprint(raw) else {
+                throw UsageError(message: "--apk-cert '\(raw)' is not a SHA-256 fingerprint (32 hex pairs, e.g. 14:6D:E9:…:44:E5; keytool -printcert -jarfile app.apk prints it)")
+            }
+            apkCerts.append(fp)
+        }
+        guard FileManager.default.isExecutableFile(atPath: Fetch.curlPath()) else {
+            Output.err("Error: doctor needs curl to fetch the files as Apple and Google do, and none is on PATH; install it (apt-get install curl)")
+            return ExitCode.unavailable
+        }
         let (validated, _) = try loadConfig(args)
         let table = validated.table
         var doctor = Doctor(
             validated: validated, scheme: base.scheme, port: base.port, cacert: args.value("--cacert"),
             resolve: args.values("--resolve"), timeout: timeout)
+        doctor.quietLines = args.has("--json")
+        doctor.offline = args.has("--offline")
+        doctor.apkCerts = apkCerts
         if let name = args.value("--site"), table.site(named: name) == nil {
             throw UsageError(message: "no site '\(name)'; the config has \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))")
         }
         doctor.run(urlHost: base.host, onlySite: args.value("--site"))
-        Output.out("doctor: \(doctor.passed) passed, \(doctor.warnings) warning(s), \(doctor.failed) failed")
+        let device = doctor.deviceCommands(onlySite: args.value("--site"))
+        if args.has("--json") {
+            Output.json([
+                "checks": doctor.checks, "appleCDN": doctor.cdnReports, "google": doctor.googleReports,
+                "deviceCommands": device.map { ["platform": $0.platform, "command": $0.command, "why": $0.why] },
+                "passed": doctor.passed, "warnings": doctor.warnings, "failed": doctor.failed,
+            ] as [String: Any])
+        } else {
+            if !device.isEmpty {
+                Output.out("On a device (doctor cannot check these from here):")
+                for d in device { Output.out("  \(d.platform.padding(toLength: 8, withPad: " ", startingAt: 0)) \(d.command)    # \(d.why)") }
+            }
+            Output.out("doctor: \(doctor.passed) passed, \(doctor.warnings) warning(s), \(doctor.failed) failed")
+        }
         return doctor.failed > 0 ? 1 : 0
     }
 }
@@ -67,6 +101,17 @@ struct Doctor {
     var passed = 0
     var warnings = 0
     var failed = 0
+    /// Every check, for --json.
+    var checks: [[String: String]] = []
+    /// --json: collect, do not print lines.
+    var quietLines = false
+    /// --offline: ask neither Apple's CDN nor Google's API.
+    var offline = false
+    /// --apk-cert fingerprints, normalized.
+    var apkCerts: [String] = []
+    /// What Apple's CDN and Google's API said, per host, for --json.
+    var cdnReports: [[String: Any]] = []
+    var googleReports: [[String: Any]] = []
 
     init(validated: ValidatedConfig, scheme: String, port: Int?, cacert: String?, resolve: [String], timeout: Int) {
         self.validated = validated
@@ -79,17 +124,24 @@ struct Doctor {
 
     mutating func pass(_ what: String) {
         passed += 1
-        Output.out("PASS \(what)")
+        record("pass", what, nil)
     }
 
     mutating func warn(_ what: String, fix: String) {
         warnings += 1
-        Output.out("WARN \(what) — fix: \(fix)")
+        record("warn", what, fix)
     }
 
     mutating func fail(_ what: String, fix: String) {
         failed += 1
-        Output.out("FAIL \(what) — fix: \(fix)")
+        record("fail", what, fix)
+    }
+
+    mutating func record(_ result: String, _ what: String, _ fix: String?) {
+        var c = ["result": result, "check": what]
+        if let fix { c["fix"] = fix }
+        checks.append(c)
+        if !quietLines { Output.out("\(result.uppercased()) \(what)\(fix.map { " — fix: \($0)" } ?? "")") }
     }
 
     /// The hosts to check, each with the site whose files it must serve.
@@ -179,6 +231,11 @@ struct Doctor {
             }
         }
         checkRoutes(label: label, host: host, site: site, served: served)
+        checkAPKCertificates(label: label, site: site, served: served[.assetlinks])
+        if !offline {
+            if !site.iosApps.isEmpty { checkAppleCDN(label: label, host: host, site: site, origin: served[.aasa]) }
+            if !site.androidApps.isEmpty { checkGoogle(label: label, host: host, site: site) }
+        }
     }
 
     enum FileKind: Hashable { case aasa, assetlinks }

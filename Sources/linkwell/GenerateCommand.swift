@@ -3,29 +3,47 @@
 import Association
 import Foundation
 import LinkRouting
+import LinkServer
 
 enum GenerateCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "generate",
-        overview: "Write the generated association files, for hosting them without the server.",
-        usage: "linkwell generate aasa|assetlinks|all [--site <domain>] [--output <dir>] [--config <file>]",
-        arguments: [("aasa|assetlinks|all", "Which file: apple-app-site-association, assetlinks.json, or both.")],
+        overview: "Write the association files for static hosting, or an nginx/Caddy config derived from the routes.",
+        usage: "linkwell generate aasa|assetlinks|all|nginx|caddy [options]",
+        arguments: [
+            ("aasa|assetlinks|all", "Which file: apple-app-site-association, assetlinks.json, or both."),
+            ("nginx|caddy", "A reverse-proxy config: the association files and the route paths to Linkwell, the rest to the website."),
+        ],
         options: [
             OptionSpec(name: "--site", valueName: "domain", help: "The site (its name or a domain); needed to print to stdout when the config has several."),
-            OptionSpec(name: "--output", valueName: "dir", help: "Write <dir>/<domain>/.well-known/<file> for every exact domain instead of printing."),
+            OptionSpec(name: "--output", valueName: "path", help: "aasa/assetlinks/all: write <path>/<domain>/.well-known/<file>; nginx/caddy: write the config to <path>."),
+            OptionSpec(name: "--website-upstream", valueName: "[site=]url", help: "nginx/caddy: where paths Linkwell does not claim go (default: Linkwell's not-found page).", repeatable: true),
+            OptionSpec(name: "--linkwell-upstream", valueName: "host:port", help: "nginx/caddy: where Linkwell listens (default: the config's first server.listen, else 127.0.0.1:8080)."),
+            OptionSpec(name: "--acme-webroot", valueName: "dir", help: "nginx/caddy: ACME HTTP-01 webroot served on port 80 (default: /var/www/letsencrypt)."),
+            OptionSpec(name: "--cert-dir", valueName: "dir", help: "nginx: certificates at <dir>/<first domain>/fullchain.pem (default: /etc/letsencrypt/live)."),
+            OptionSpec(name: "--bootstrap", valueName: nil, help: "nginx: HTTP only, no certificate needed (the first certbot run)."),
             configOption,
         ],
         discussion: """
-            Serve the files with status 200, Content-Type: application/json, and no redirect.
+            Serve the association files with status 200, Content-Type: application/json, and no redirect.
             The AASA also belongs at /apple-app-site-association for old iOS versions.
+
+            nginx/caddy: per site, /.well-known/ and /apple-app-site-association, exactly the paths the
+            routes and exclusions cover, and Linkwell's /static/ files go to Linkwell; everything else
+            to --website-upstream. Port 80 serves ACME challenges from --acme-webroot and the association
+            files, and redirects the rest to HTTPS. Regenerate after every route change.
             """
     )
 
     static func run(_ args: Arguments) throws -> Int32 {
-        guard args.positional.count == 1, ["aasa", "assetlinks", "all"].contains(args.positional[0]) else {
-            throw UsageError(message: "say which file to generate: aasa, assetlinks or all")
+        guard args.positional.count == 1, ["aasa", "assetlinks", "all", "nginx", "caddy"].contains(args.positional[0]) else {
+            throw UsageError(message: "say what to generate: aasa, assetlinks, all, nginx or caddy")
         }
         let which = args.positional[0]
+        if which == "nginx" || which == "caddy" { return try proxy(which, args) }
+        for proxyOnly in ["--website-upstream", "--linkwell-upstream", "--acme-webroot", "--cert-dir"] where args.value(proxyOnly) != nil {
+            throw UsageError(message: "\(proxyOnly) is for 'generate nginx' and 'generate caddy'")
+        }
         let (validated, _) = try loadConfig(args)
         let table = validated.table
         var sites = table.sites
@@ -59,13 +77,92 @@ enum GenerateCommand: LinkwellCommand {
         for site in sites {
             for domain in site.exactDomains.isEmpty ? [site.canonicalHost] : site.exactDomains {
                 let wellKnown = URL(fileURLWithPath: dir).appendingPathComponent(domain).appendingPathComponent(".well-known")
-                try fm.createDirectory(at: wellKnown, withIntermediateDirectories: true)
                 for (name, bytes) in files(site) {
                     let target = wellKnown.appendingPathComponent(name)
-                    try Data(bytes).write(to: target)
-                    Output.out("wrote \(target.path) (\(bytes.count) bytes)")
+                    do {
+                        try fm.createDirectory(at: wellKnown, withIntermediateDirectories: true)
+                        try Data(bytes).write(to: target)
+                    } catch {
+                        throw IOFailure(description: "cannot write \(target.path): \(error.localizedDescription)")
+                    }
+                    Output.note("wrote \(target.path) (\(bytes.count) bytes)")
                 }
             }
+        }
+        return 0
+    }
+}
+
+extension GenerateCommand {
+    /// `[site=]url` options as the generator's map; usage errors name the bad value.
+    static func websiteUpstreams(_ args: Arguments, table: RouteTable) throws -> [String: String] {
+        var out: [String: String] = [:]
+        for raw in args.values("--website-upstream") {
+            var site = ""
+            var url = raw
+            if let eq = raw.firstIndex(of: "="), !raw[..<eq].contains(":") {
+                site = String(raw[..<eq])
+                url = String(raw[raw.index(after: eq)...])
+                guard let s = table.site(named: site) else {
+                    throw UsageError(message: "--website-upstream \(raw): no site '\(site)'; the config has \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))")
+                }
+                site = s.name
+            }
+            if let problem = ProxyConfig.problem(withUpstream: url) { throw UsageError(message: "--website-upstream: \(problem)") }
+            out[site] = url
+        }
+        return out
+    }
+
+    static func proxy(_ which: String, _ args: Arguments) throws -> Int32 {
+        let table = try loadConfig(args).0.table
+        if which == "caddy", args.has("--bootstrap") {
+            throw UsageError(message: "--bootstrap is for nginx; Caddy obtains its certificates itself (automatic HTTPS)")
+        }
+        if which == "caddy", args.value("--cert-dir") != nil {
+            throw UsageError(message: "--cert-dir is for nginx; Caddy keeps its own certificates")
+        }
+        let configPath = args.value("--config") ?? ConfigLoader.defaultPath()
+        // Linkwell's own /static/ files (the shipped CSS, brand stylesheets, a publicDir's files)
+        // and the generated preview cards under /static/og/.
+        var assets = ["/static/og/"]
+        if let snapshot = ServerRuntime.loadSnapshot(configPath: configPath).0 {
+            assets += snapshot.assets.responses.keys.filter { $0.hasPrefix("/static/") }.sorted()
+        }
+        var command = ["linkwell", "generate", which]
+        if args.value("--config") != nil { command += ["--config", configPath] }
+        for name in ["--website-upstream", "--linkwell-upstream", "--acme-webroot", "--cert-dir"] {
+            for v in args.values(name) { command += [name, v] }
+        }
+        if args.has("--bootstrap") { command.append("--bootstrap") }
+        var sites = table.sites
+        if let name = args.value("--site") {
+            guard let s = table.site(named: name) else {
+                throw UsageError(message: "no site '\(name)'; the config has \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))")
+            }
+            sites = [s]
+            command += ["--site", name]
+        }
+        // A wildcard listen address is reached on loopback.
+        var listen = table.config.server?.listen?.first ?? "127.0.0.1:8080"
+        if listen.hasPrefix("0.0.0.0:") { listen = "127.0.0.1:" + listen.dropFirst(8) }
+        if listen.hasPrefix("[::]:") { listen = "[::1]:" + listen.dropFirst(5) }
+        var options = ProxyConfigOptions(
+            linkwellUpstream: args.value("--linkwell-upstream") ?? listen,
+            websiteUpstreams: try websiteUpstreams(args, table: table),
+            bootstrap: args.has("--bootstrap"), assetPaths: assets, command: command.joined(separator: " "))
+        if let dir = args.value("--acme-webroot") { options.acmeWebroot = dir }
+        if let dir = args.value("--cert-dir") { options.certificateDirectory = dir }
+        let text = which == "nginx" ? ProxyConfig.nginx(sites, options: options) : ProxyConfig.caddy(sites, options: options)
+        if let path = args.value("--output") {
+            do {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            } catch {
+                throw IOFailure(description: "cannot write \(path): \(error.localizedDescription)")
+            }
+            Output.note("wrote \(path) (\(text.utf8.count) bytes)")
+        } else {
+            Output.out(text)
         }
         return 0
     }

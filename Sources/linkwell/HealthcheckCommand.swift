@@ -17,7 +17,10 @@ enum HealthcheckCommand: LinkwellCommand {
         overview: "GET an http:// URL (normally the admin port's /healthz) and exit 0 when it answers 2xx.",
         usage: "linkwell healthcheck [<url>] [--timeout <seconds>]",
         arguments: [("<url>", "http://host:port/path (default http://127.0.0.1:9090/healthz). Plain HTTP only.")],
-        options: [OptionSpec(name: "--timeout", valueName: "seconds", help: "Time limit for connecting and for the answer (default 3).")],
+        options: [
+            OptionSpec(name: "--timeout", valueName: "seconds", help: "Time limit for connecting and for the answer (default 3)."),
+            OptionSpec(name: "--json", valueName: nil, help: "Print {\"url\", \"healthy\", \"status\" or \"error\"} on stdout instead of the one-line verdict."),
+        ],
         discussion: "Dockerfile: HEALTHCHECK CMD [\"/usr/local/bin/linkwell\", \"healthcheck\", \"http://127.0.0.1:9090/healthz\"]"
     )
 
@@ -33,7 +36,21 @@ enum HealthcheckCommand: LinkwellCommand {
             seconds = v
         }
         let path = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?" + $0 } ?? "")
-        switch get(host: url.host, port: url.port ?? 80, path: path, timeout: seconds) {
+        let outcome = get(host: url.host, port: url.port ?? 80, path: path, timeout: seconds)
+        if args.has("--json") {
+            var o: [String: Any] = ["url": text]
+            switch outcome {
+            case let .success(status):
+                o["status"] = status
+                o["healthy"] = (200..<300).contains(status)
+            case let .failure(message):
+                o["healthy"] = false
+                o["error"] = message
+            }
+            Output.json(o)
+            return o["healthy"] as? Bool == true ? 0 : 1
+        }
+        switch outcome {
         case let .success(status) where (200..<300).contains(status):
             Output.out("healthy: \(text) answered \(status)")
             return 0

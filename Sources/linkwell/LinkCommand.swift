@@ -7,12 +7,13 @@ enum LinkCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "link",
         overview: "Build the canonical link for a route from its parameters (values are percent-encoded).",
-        usage: "linkwell link <route> [<name>=<value> ...] [--scheme] [--scheme-name <scheme>] [--site <site>] [--config <file>]",
+        usage: "linkwell link <route> [<name>=<value> ...] [--scheme] [--scheme-name <scheme>] [--site <site>] [--json] [--config <file>]",
         arguments: [("<route>", "The route's name (see 'linkwell routes')."), ("<name>=<value>", "A parameter; repeat for each.")],
         options: [
             OptionSpec(name: "--scheme", valueName: nil, help: "Build the custom-scheme link (the app's first scheme) instead of https."),
             OptionSpec(name: "--scheme-name", valueName: "scheme", help: "Build the link with this custom scheme."),
             OptionSpec(name: "--site", valueName: "site", help: "The site, when several have a route of that name."),
+            OptionSpec(name: "--json", valueName: nil, help: "Print the link with its site, route, parameters and the apps that open it, as JSON."),
             configOption,
         ]
     )
@@ -28,13 +29,52 @@ enum LinkCommand: LinkwellCommand {
         }
         let (validated, _) = try loadConfig(args)
         let table = validated.table
+        // The site: the one named, else the first with a route of that name.
+        let site: CompiledSite
+        if let name = args.value("--site") {
+            guard let s = table.site(named: name) else {
+                throw UsageError(message: "no site '\(name)'; the config has \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))")
+            }
+            site = s
+        } else if let s = table.sites.first(where: { $0.entry(named: route) != nil }) {
+            site = s
+        } else {
+            let all = table.sites.map { s in "\(s.name): \(s.routes.compactMap(\.route?.name).joined(separator: ", "))" }
+            let names = table.sites.flatMap { $0.routes.compactMap(\.route?.name) }
+            let hint = DidYouMean.closest(route, in: names).map { "did you mean '\($0)'? " } ?? ""
+            Output.err("Error: no site has a route '\(route)'; \(hint)the routes are \(all.joined(separator: "; "))")
+            return ExitCode.failure
+        }
+        if site.entry(named: route)?.isRoute != true {
+            let names = site.routes.compactMap(\.route?.name)
+            let hint = DidYouMean.closest(route, in: names).map { "did you mean '\($0)'? " } ?? ""
+            Output.err("Error: site '\(site.name)' has no route '\(route)'; \(hint)its routes are \(names.map { "'\($0)'" }.joined(separator: ", "))")
+            return ExitCode.failure
+        }
+        if let scheme = args.value("--scheme-name"), site.schemes[scheme] == nil {
+            let registered = site.schemes.keys.sorted()
+            Output.err(
+                "Error: no app of site '\(site.name)' registers the scheme '\(scheme)', so no app would open the link; "
+                    + (registered.isEmpty ? "the site's apps register none (add 'schemes' to an app)" : "registered: \(registered.joined(separator: ", "))"))
+            return ExitCode.failure
+        }
         let form: LinkForm = args.value("--scheme-name").map { .customScheme($0) } ?? (args.has("--scheme") ? .customScheme(nil) : .https)
+        let link: String
         do {
-            Output.out(try table.build(site: args.value("--site"), route: route, parameters: params, form: form))
-            return 0
+            link = try table.build(site: site.name, route: route, parameters: params, form: form)
         } catch {
             Output.err("Error: \(error)")
-            return 1
+            return ExitCode.failure
         }
+        if args.has("--json") {
+            let match = table.resolve(link).match
+            Output.json([
+                "url": link, "site": site.name, "route": route, "parameters": params,
+                "ios": match?.iosAppIDs ?? [], "android": match?.androidPackages ?? [],
+            ] as [String: Any])
+        } else {
+            Output.out(link)
+        }
+        return 0
     }
 }

@@ -16,8 +16,14 @@ protocol LinkwellCommand {
 
 extension LinkwellCommand {
     static func main(_ argv: [String]) -> Int32 {
+        var argv = argv
+        let end = argv.firstIndex(of: "--") ?? argv.endIndex
+        if argv[..<end].contains(where: { $0 == "--quiet" || $0 == "-q" }) {
+            Output.quiet = true
+            argv = argv[..<end].filter { $0 != "--quiet" && $0 != "-q" } + argv[end...]
+        }
         do {
-            if argv.contains("--help") || argv.contains("-h") {
+            if argv[..<(argv.firstIndex(of: "--") ?? argv.endIndex)].contains(where: { $0 == "--help" || $0 == "-h" }) {
                 Output.out(spec.helpText)
                 return 0
             }
@@ -25,9 +31,12 @@ extension LinkwellCommand {
         } catch let e as UsageError {
             Output.err("Error: \(e.message)")
             Output.err("Usage: \(spec.usage)\n  See 'linkwell \(spec.name) --help'.")
-            return 64
+            return ExitCode.usage
         } catch let e as ExitStatus {
             return e.code
+        } catch let e as IOFailure {
+            Output.err("Error: \(e)")
+            return ExitCode.io
         } catch {
             Output.err("Error: \(error)")
             return 1
@@ -44,7 +53,7 @@ extension LinkwellCommand {
         let path = args.value("--config") ?? ConfigLoader.defaultPath()
         let (loaded, report) = LoadedConfig.load(path: path)
         guard let validated = loaded?.validated else {
-            for d in report.errors { Output.err("Error: \(d)") }
+            for d in report.errors { Output.err(d.position == nil ? "Error: \(d)" : d.withFile(path).description) }
             Output.err("Error: \(path) has \(report.errors.count) error(s); run 'linkwell validate --config \(path)' for the full report.")
             throw ExitStatus(code: 1)
         }

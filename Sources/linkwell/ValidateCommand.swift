@@ -9,15 +9,25 @@ enum ValidateCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "validate",
         overview: "Check a config: app IDs, fingerprints, routes, shadowing, file size, and that iOS and Android claim exactly what the parser accepts.",
-        usage: "linkwell validate [--config <file>] [--json]",
-        options: [configOption, OptionSpec(name: "--json", valueName: nil, help: "Print the findings as JSON.")],
+        usage: "linkwell validate [--config <file>] [--website-upstream [site=]url ...] [--json]",
+        options: [
+            configOption,
+            OptionSpec(name: "--website-upstream", valueName: "[site=]url", help: "The website the proxy sends unclaimed paths to (as for 'generate nginx'); silences the website-loop warning.", repeatable: true),
+            OptionSpec(name: "--json", valueName: nil, help: "Print the findings as JSON."),
+        ],
         discussion: "Exit status: 0 when there are no errors (warnings allowed), 1 on errors, 64 on usage errors."
     )
 
     static func run(_ args: Arguments) throws -> Int32 {
         guard args.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(args.positional[0])'") }
         let path = args.value("--config") ?? ConfigLoader.defaultPath()
-        let report = LoadedConfig.load(path: path, platformCheck: true).1
+        var report = LoadedConfig.load(path: path, platformCheck: true).1
+        if let table = report.table {
+            let options = ProxyConfigOptions(websiteUpstreams: try GenerateCommand.websiteUpstreams(args, table: table))
+            // One warning per site's website: the landing checks may already have one there.
+            let warned = Set(report.diagnostics.filter { $0.severity == .warning }.map(\.path))
+            report.diagnostics += ProxyConfig.websiteLoopWarnings(table, options: options).filter { !warned.contains($0.path) }.map { $0.withFile(path) }
+        }
         if args.has("--json") {
             Output.json([
                 "file": path,
@@ -33,7 +43,8 @@ enum ValidateCommand: LinkwellCommand {
         }
         for d in report.diagnostics {
             let line = d.file == nil ? d.withFile(path).description : d.description
-            if d.severity == .error { Output.err(line) } else { Output.out(line) }
+            // Diagnostics on stderr (warnings dropped with --quiet), the verdict on stdout.
+            if d.severity == .error { Output.err(line) } else { Output.note(line) }
         }
         if report.errors.isEmpty, let table = report.table {
             let routes = table.sites.reduce(0) { $0 + $1.routes.count }

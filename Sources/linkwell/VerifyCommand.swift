@@ -64,7 +64,7 @@ enum VerifyCommand: LinkwellCommand {
                 warnings.append("app ID '\(id)': the team ID '\(team)' is not 10 characters of A–Z and 0–9, so no real app can match it")
             }
         }
-        if !args.has("--json") { for w in warnings { Output.out("warning: \(w)") } }
+        if !args.has("--json") { for w in warnings { Output.note("warning: \(w)") } }
         for url in args.positional {
             let decisions = matcher.decisions(for: url)
             if args.has("--json") {
@@ -103,7 +103,7 @@ enum VerifyCommand: LinkwellCommand {
             var results: [[String: Any]] = []
             if !json {
                 Output.out("\(path): parses (\(file.statements.count) statement(s))")
-                for w in file.warnings { Output.out("warning: \(w)") }
+                for w in file.warnings { Output.note("warning: \(w)") }
                 Output.out("\(package)\(certs.isEmpty ? "" : " with \(certs.count) certificate(s)"): \(verified ? "verified" : "NOT verified")")
                 if !verified && certs.isEmpty { Output.out("  (give the app's signing fingerprint with --cert to verify it)") }
             }

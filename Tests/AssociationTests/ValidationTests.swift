@@ -132,7 +132,7 @@ struct ValidationTests {
             path: "sites[0].ios[0].appStoreId", mustMention: ["unknown key 'appStoreId'", "did you mean 'appStoreID'?"], severity: .warning),
         Mistake(
             name: "a JSON5 syntax error", config: "{ sites: [ { domains: [\"a.com\"] ",
-            path: "(top level)", mustMention: ["not valid JSON5"]),
+            path: "(syntax)", mustMention: ["this '{' is never closed", "the last complete member is 'domains'"]),
         // (listen, admin and trustedProxies: LinkServerTests/ServerConfigurationTests.)
         Mistake(
             name: "zero threads", config: config().replacingOccurrences(of: "sites: [", with: #"server: { threads: 0 }, sites: ["#),

@@ -123,7 +123,7 @@ struct NextStepsTests {
     func shippedConfigs() throws {
         let root = LP.root.appendingPathComponent("config")
         let files = [root.appendingPathComponent("linkwell.json5")] + (try FileManager.default.contentsOfDirectory(
-            at: root.appendingPathComponent("examples"), includingPropertiesForKeys: nil).filter { $0.pathExtension == "json5" })
+            at: root.appendingPathComponent("examples"), includingPropertiesForKeys: nil).filter { $0.pathExtension == "json5" && !$0.lastPathComponent.hasPrefix("broken") })  // broken*: on purpose
         for file in files {
             let config = try ConfigLoader.load(path: file.path).config
             let t = try RouteTable(config: config)

@@ -11,7 +11,9 @@ from jsonschema import Draft202012Validator
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = ROOT / "config" / "linkwell.schema.json"
-SHIPPED = [ROOT / "config" / "linkwell.json5", *sorted((ROOT / "config" / "examples").glob("*.json5"))]
+# The broken*.json5 examples are broken on purpose (the README's validate examples).
+SHIPPED = [ROOT / "config" / "linkwell.json5",
+           *sorted(p for p in (ROOT / "config" / "examples").glob("*.json5") if not p.name.startswith("broken"))]
 
 FINGERPRINT = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
 
@@ -60,6 +62,16 @@ def test_shipped_config_is_valid(validator, path):
     doc = json5.loads(path.read_text(encoding="utf-8"))
     problems = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(doc)]
     assert problems == []
+
+
+def test_broken_example_is_rejected_by_the_schema_too(validator):
+    """Editors flag config/examples/broken.json5's mistakes as validate does (the syntax one
+    does not even parse)."""
+    doc = json5.loads((ROOT / "config" / "examples" / "broken.json5").read_text(encoding="utf-8"))
+    paths = {"/".join(map(str, e.absolute_path)) for e in validator.iter_errors(doc)}
+    assert {"sites/0/ios/0/teamID", "sites/0/android/0/fingerprints/0", "sites/0/ios/0"} <= paths, paths
+    with pytest.raises(ValueError):
+        json5.loads((ROOT / "config" / "examples" / "broken-syntax.json5").read_text(encoding="utf-8"))
 
 
 def test_base_config_is_valid(validator):
