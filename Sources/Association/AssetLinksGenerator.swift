@@ -50,6 +50,9 @@ public enum AssetLinksGenerator {
         return .array(statements)
     }
 
+    /// Android's verifier (AOSP StatementRetriever) reads at most 1 MiB of the body.
+    public static let sizeLimit = 1024 * 1024
+
     /// The bytes served at `/.well-known/assetlinks.json`.
     public static func bytes(for site: CompiledSite) -> [UInt8] {
         bytes(for: site, plan: ComponentPlan(site: site))

@@ -6,6 +6,7 @@
 // (`/post/*/?*` before `/post/?*`), and orders entries so those exclusions never block another
 // route. The invariant check (InvariantCheck.swift) proves the result with the matchers.
 
+import Foundation
 import LinkRouting
 import LinkwellJSON
 import PlatformMatchers
@@ -20,10 +21,14 @@ public struct PlannedComponent: Sendable, Equatable {
     public var comment: String?
     /// Which config entry produced it.
     public var entryIndex: Int
+    /// False for an Apple component compared with the decoded path (`"percentEncoded": false`):
+    /// the components of a route with a `oneOf` parameter, whose values the parser compares
+    /// decoded (`%61rduino` is `arduino`).
+    public var percentEncoded: Bool = true
 
     public static func == (a: PlannedComponent, b: PlannedComponent) -> Bool {
         a.path == b.path && a.query.elementsEqual(b.query, by: ==) && a.fragment == b.fragment && a.exclude == b.exclude
-            && a.comment == b.comment && a.entryIndex == b.entryIndex
+            && a.comment == b.comment && a.entryIndex == b.entryIndex && a.percentEncoded == b.percentEncoded
     }
 
     public func json(includeComment: Bool) -> JSONValue {
@@ -31,6 +36,7 @@ public struct PlannedComponent: Sendable, Equatable {
         if !query.isEmpty { members.append(("?", .object(query.map { (key: $0.0, value: JSONValue.string($0.1)) }))) }
         if let fragment { members.append(("#", .string(fragment))) }
         if exclude { members.append(("exclude", .bool(true))) }
+        if !percentEncoded { members.append(("percentEncoded", .bool(false))) }
         if includeComment, let comment { members.append(("comment", .string(comment))) }
         return .object(members)
     }
@@ -41,7 +47,8 @@ public enum Platform: String, Sendable, CaseIterable {
 }
 
 public struct ComponentPlan: Sendable {
-    /// Substitution variables the Apple patterns use (name → encoded values), sorted by name.
+    /// Substitution variables the Apple patterns use (name → values, decoded: the components
+    /// that use them compare the decoded path), sorted by name.
     public var substitutionVariables: [(String, [String])]
 
     let site: CompiledSite
@@ -55,7 +62,16 @@ public struct ComponentPlan: Sendable {
         for entry in site.entries {
             for seg in entry.pattern.segments {
                 guard case let .param(name, _, _, oneOf?) = seg else { continue }
-                let encoded = oneOf.map(PercentEncoding.encodeComponent)
+                // The parser compares a value as Swift compares strings (canonical equivalence);
+                // iOS compares Unicode scalars, so list the composed and decomposed spellings.
+                var spellings: [String] = []
+                for value in oneOf {
+                    for spelling in [value, value.precomposedStringWithCanonicalMapping, value.decomposedStringWithCanonicalMapping]
+                    where !spellings.contains(where: { Array($0.unicodeScalars) == Array(spelling.unicodeScalars) }) {
+                        spellings.append(spelling)
+                    }
+                }
+                let encoded = spellings
                 if let existing = vars.first(where: { $0.1 == encoded }) {
                     names["\(entry.index)/\(name)"] = existing.0
                     continue
@@ -152,11 +168,13 @@ public struct ComponentPlan: Sendable {
         }
         var samples: [[String]?] = Array(repeating: nil, count: n)
         for r in 0..<n where entries[r].isRoute {
-            let guards = guardGlobs(entries[r].pattern).map(AppleMatcher.Glob.init)
+            let others = neighbours(r).filter { y in y != r && !entries[y].pattern.overlaps(entries[r].pattern) }
+            guard !others.isEmpty else { continue }  // (compiling the guards costs more than the rest)
+            let guards = guardMatchers(entries[r])
             guard !guards.isEmpty else { continue }
-            for y in neighbours(r) where y != r && !entries[y].pattern.overlaps(entries[r].pattern) {
+            for y in others {
                 if samples[y] == nil { samples[y] = RouteTable.samplePaths(for: entries[y], variants: 2).accepted }
-                if samples[y]!.contains(where: { s in guards.contains { $0.matches(s) } }) {
+                if samples[y]!.contains(where: { s in guards.contains { $0(s) } }) {
                     edge(y, r)
                 }
             }
@@ -189,16 +207,38 @@ public struct ComponentPlan: Sendable {
     }
 
     /// The Apple guard exclusions of a pattern: for each single-segment parameter, the same
-    /// pattern with that parameter spanning two or more segments.
+    /// pattern with that parameter spanning two or more segments — except where the extra
+    /// segments would belong to a rest parameter anyway (`/u/{user}/{path*}`).
     static func guardGlobs(_ pattern: PathPattern) -> [String] {
         var globs: [String] = []
         for (i, seg) in pattern.segments.enumerated() {
-            guard case .param = seg else { continue }
+            guard case let .param(_, prefix, _, _) = seg else { continue }
+            if restAbsorbsExtraSegments(pattern.segments, after: i) {
+                // No guard for extra segments, but one for an empty value, when nothing before it
+                // can cross '/' (after a '?*', `*//*` would also block a rest holding '//').
+                if pattern.segments[..<i].allSatisfy({ if case .literal = $0 { return true } else { return false } }) {
+                    let before = pattern.segments[..<i].map { appleGlobPiece($0, variable: nil) }
+                    globs.append("/" + (before + [prefix, "*"]).joined(separator: "/"))
+                }
+                continue
+            }
             var parts = pattern.segments.map { appleGlobPiece($0, variable: nil) }
             if case let .param(_, prefix, suffix, _) = seg { parts[i] = "\(prefix)*/?*\(suffix)" }
             globs.append("/" + parts.joined(separator: "/"))
         }
         return globs
+    }
+
+    /// True when segments a parameter at `i` might take beyond its own would be accepted by the
+    /// parser anyway: it has no suffix and only plain parameters, then a rest parameter, follow
+    /// (`/u/{user}/{path*}`: `/u/ann/docs/a.txt` is user `ann`, path `docs/a.txt`).
+    static func restAbsorbsExtraSegments(_ segments: [PathSegment], after i: Int) -> Bool {
+        guard case .rest = segments.last, i < segments.count - 1 else { return false }
+        guard case let .param(_, _, suffix, _) = segments[i], suffix.isEmpty else { return false }
+        for seg in segments[(i + 1)..<(segments.count - 1)] {
+            guard case let .param(_, prefix, suffix, nil) = seg, prefix.isEmpty, suffix.isEmpty else { return false }
+        }
+        return true
     }
 
     static func appleGlobPiece(_ seg: PathSegment, variable: String?) -> String {
@@ -240,11 +280,16 @@ public struct ComponentPlan: Sendable {
         let segs = entry.pattern.segments
         switch platform {
         case .apple:
+            // A route with a `oneOf` parameter is compared decoded on iOS too, as the parser
+            // compares its values: its patterns are written decoded, `"percentEncoded": false`.
+            let decoded = segs.contains { if case .param(_, _, _, _?) = $0 { return true } else { return false } }
+            func written(_ pattern: String) -> String { decoded ? PercentEncoding.decode(pattern) : pattern }
             var out: [PlannedComponent] = []
             if !exclude {
                 for g in ComponentPlan.guardGlobs(entry.pattern) {
-                    var c = make(g, exclude: true, comment: "keeps '\(entry.pattern.source)' to one segment per parameter")
+                    var c = make(written(g), exclude: true, comment: "keeps '\(entry.pattern.source)' to one segment per parameter")
                     c.query = []
+                    c.percentEncoded = !decoded
                     out.append(c)
                 }
             }
@@ -254,47 +299,166 @@ public struct ComponentPlan: Sendable {
                 }
                 return ComponentPlan.appleGlobPiece(seg, variable: nil)
             }
-            out.append(make("/" + parts.joined(separator: "/"), exclude: exclude, comment: comment))
-            return out
+            var claim = make(written("/" + parts.joined(separator: "/")), exclude: exclude, comment: comment)
+            claim.percentEncoded = !decoded
+            out.append(claim)
+            // A browser sends `|`, `^`, `[` and `]` raw, the builder encoded, and iOS compares
+            // the path as sent: each component also in the raw spelling.
+            return out.flatMap { c -> [PlannedComponent] in
+                guard c.percentEncoded else { return [c] }
+                var raw = c
+                for (escape, char) in [("%7C", "|"), ("%5E", "^"), ("%5B", "["), ("%5D", "]")] {
+                    raw.path = raw.path.replacingOccurrences(of: escape, with: char)
+                }
+                return raw.path == c.path ? [c] : [c, raw]
+            }
         case .android:
-            // Android has no substitution variables: one component per listed value.
-            var paths: [[String]] = [[]]
-            for seg in segs {
-                if case let .param(_, _, _, oneOf?) = seg {
-                    paths = paths.flatMap { p in oneOf.map { p + [ComponentPlan.androidPiece(seg, value: $0)] } }
-                } else {
-                    paths = paths.map { $0 + [ComponentPlan.androidPiece(seg)] }
-                }
+            return ComponentPlan.androidPaths(for: entry).map { path in
+                var c = make(path.expression, exclude: exclude || path.isGuard, comment: path.isGuard ? "keeps '\(entry.pattern.source)' to one segment per parameter" : comment)
+                if path.isGuard { c.query = [] }
+                return c
             }
-            var out: [PlannedComponent] = []
-            for p in paths {
-                let path = "/" + p.joined(separator: "/")
-                if entry.pattern.hasRest {
-                    // `/files/*` does not match `/files` on Android; Apple's does.
-                    let parent = "/" + p.dropLast().joined(separator: "/")
-                    out.append(make(parent, exclude: exclude, comment: comment))
-                    out.append(make(path, exclude: exclude, comment: comment))
-                    continue
-                }
-                // A free parameter last (a `oneOf` one is spelled out, so it needs no guard).
-                let lastIsParam: Bool
-                if case .param(_, _, _, nil) = segs.last { lastIsParam = true } else { lastIsParam = false }
-                if path != "/" {
-                    // A trailing slash is insignificant to the parser (and to iOS), not to Android.
-                    out.append(make(path + "/", exclude: exclude, comment: comment))
-                }
-                if lastIsParam && !exclude {
-                    // `?*` at the end would take deeper paths too.
-                    var guardPath = p
-                    guardPath[guardPath.count - 1] = ComponentPlan.androidPiece(segs.last!, value: "*")
-                    var c = make("/" + guardPath.joined(separator: "/") + "/*", exclude: true, comment: "keeps '\(entry.pattern.source)' to one segment per parameter")
-                    c.query = []
-                    out.append(c)
-                }
-                out.append(make(path, exclude: exclude, comment: comment))
-            }
-            return out
         }
+    }
+
+    /// One Android `/` expression of an entry, in emission order.
+    struct AndroidPath: Equatable {
+        var expression: String
+        /// An exclusion that keeps a parameter to one non-empty segment.
+        var isGuard: Bool
+    }
+
+    /// The Android `/` expressions of an entry: guards (exclusions) first where they must
+    /// precede a claim, then the claims. Every expression means the same to Android 15's and
+    /// Android 16's DalComponentParser:
+    ///
+    /// - a free parameter is `*`, never `?*` followed by more text (Android 15 turns `?*` into a
+    ///   greedy advanced-glob `.+` that never matches when anything follows it); only a sole
+    ///   parameter at the very end is written `?*` (`/post/?*`);
+    /// - PatternMatcher's `*` stops at the first occurrence of the character after it, so a
+    ///   parameter followed by `/` stays in its segment; one followed by a suffix (`/item-*.html`)
+    ///   or at the end can cross `/`, and gets a guard with the value spanning two segments;
+    /// - `*` matches the empty string, so each parameter gets an empty-value guard.
+    ///
+    /// `oneOf` parameters are spelled out, one set of expressions per combination (Android has no
+    /// substitution variables).
+    static func androidPaths(for entry: CompiledEntry) -> [AndroidPath] {
+        enum Piece {
+            case fixed(String)
+            case free(prefix: String, suffix: String)
+        }
+        let segs = entry.pattern.segments
+        let fixedSegs = entry.pattern.hasRest ? Array(segs.dropLast()) : segs
+        var combos: [[Piece]] = [[]]
+        for seg in fixedSegs {
+            switch seg {
+            case let .literal(l):
+                combos = combos.map { $0 + [.fixed(PercentEncoding.decode(l))] }
+            case let .param(_, prefix, suffix, oneOf?):
+                combos = combos.flatMap { c in
+                    oneOf.map { c + [.fixed(PercentEncoding.decode(prefix) + $0 + PercentEncoding.decode(suffix))] }
+                }
+            case let .param(_, prefix, suffix, nil):
+                combos = combos.map { $0 + [.free(prefix: PercentEncoding.decode(prefix), suffix: PercentEncoding.decode(suffix))] }
+            case .rest:
+                break
+            }
+        }
+        var out: [AndroidPath] = []
+        var seen = Set<String>()
+        func add(_ written: String, guard isGuard: Bool) {
+            let expression = android15SafeDots(written)
+            let p = AndroidPath(expression: expression, isGuard: isGuard && entry.isRoute)
+            if seen.insert("\(p.isGuard) \(expression)").inserted { out.append(p) }
+        }
+        for pieces in combos {
+            func render(_ values: [Int: String] = [:]) -> String {
+                "/" + pieces.enumerated().map { i, piece -> String in
+                    switch piece {
+                    case let .fixed(text): return text
+                    case let .free(prefix, suffix): return prefix + (values[i] ?? "*") + suffix
+                    }
+                }.joined(separator: "/")
+            }
+            func suffix(_ i: Int) -> String {
+                if case let .free(_, s) = pieces[i] { return s }
+                return ""
+            }
+            let free = pieces.indices.filter { if case .free = pieces[$0] { return true } else { return false } }
+            let last = pieces.count - 1
+            let guards = entry.isRoute
+            if entry.pattern.hasRest {
+                // `/files/*` does not match `/files` on Android; Apple's does: claim both.
+                let parent = render()
+                if guards {
+                    for i in free {
+                        add(render([i: ""]), guard: true)
+                        add(render([i: ""]) + "/*", guard: true)
+                    }
+                    for i in free where !suffix(i).isEmpty && !restAbsorbsExtraSegments(fixedSegs + [segs.last!], after: i) {
+                        add(render([i: "*/*"]), guard: true)
+                        add(render([i: "*/*"]) + "/*", guard: true)
+                    }
+                }
+                add(parent, guard: false)
+                add(parent == "/" ? "/*" : parent + "/*", guard: false)
+                continue
+            }
+            if free.isEmpty {
+                let path = render()
+                // A trailing slash is insignificant to the parser (and to iOS), not to Android.
+                add(path == "/" ? "//" : path + "/", guard: false)
+                add(path, guard: false)
+                continue
+            }
+            // A parameter that ends the path can take deeper paths; alone, it may be `?*`.
+            let openAtEnd = free.contains(last) && suffix(last).isEmpty
+            let solePlus = openAtEnd && free.count == 1
+            if guards {
+                for i in free {
+                    add(render([i: ""]) + "/", guard: true)
+                    if !(solePlus && i == last) { add(render([i: ""]), guard: true) }
+                }
+                for i in free where !suffix(i).isEmpty {
+                    add(render([i: "*/*"]), guard: true)
+                    add(render([i: "*/*"]) + "/", guard: true)
+                }
+            }
+            add(render() + "/", guard: false)
+            // (After the trailing-slash claim, which it would block.)
+            if guards && openAtEnd { add(render([last: "*/*"]), guard: true) }
+            add(solePlus ? render([last: "?*"]) : render(), guard: false)
+        }
+        return out
+    }
+
+    /// Android 15's parser escapes a `.` to `\.` without counting it as a wildcard, so an
+    /// expression with a `.` that it reads as a LITERAL (no wildcard) or a PREFIX (one trailing
+    /// `*`) keeps the backslash and never matches (`/arduino.html` is the literal
+    /// `/arduino\.html`). Such an expression is written with `?` for each `.`: a simple glob on
+    /// both parsers, where the `.` of PatternMatcher matches any character (a platform limit
+    /// `validate` names), instead of a rule that is dead on Android 15.
+    static func android15SafeDots(_ expression: String) -> String {
+        guard expression.contains(".") else { return expression }
+        let wildcards = expression.filter { $0 == "*" || $0 == "?" }.count
+        guard wildcards == 0 || (wildcards == 1 && expression.hasSuffix("*")) else { return expression }
+        return String(expression.map { $0 == "." ? "?" : $0 })
+    }
+
+    /// The exclusions an entry's components put before its claims, per platform, as matchers
+    /// over a path (encoded for Apple, decoded for Android); used to order entries.
+    static func guardMatchers(_ entry: CompiledEntry) -> [(String) -> Bool] {
+        var out: [(String) -> Bool] = guardGlobs(entry.pattern).map { g in
+            let glob = AppleMatcher.Glob(g)
+            return { glob.matches($0) }
+        }
+        for path in androidPaths(for: entry) where path.isGuard {
+            for generation in AndroidParserGeneration.allCases {
+                guard let m = try? AndroidPatternMatcher.dynamicAppLinkPattern(for: path.expression, generation: generation) else { continue }
+                out.append { m.matches(PercentEncoding.decode($0)) }
+            }
+        }
+        return out
     }
 }
 

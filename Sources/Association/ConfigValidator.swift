@@ -58,16 +58,31 @@ public enum ConfigValidator {
         diagnostics += LandingDiagnostics.check(table).map { $0.withFile(file) }
         let validated = ValidatedConfig(file: file, table: table)
         for site in validated.sites {
-            let size = site.aasa.count
-            if site.aasaIsOversized {
+            func oversized(_ bytes: [UInt8], _ what: String) {
                 diagnostics.append(
                     Diagnostic(
-                        .error, file: file, at: "sites[\(site.compiled.index)].routes", value: "\(size) bytes",
-                        "the generated apple-app-site-association for site '\(site.name)' is \(size) bytes; iOS ignores files over \(AASAGenerator.sizeLimit) bytes",
+                        .error, file: file, at: "sites[\(site.compiled.index)].routes", value: "\(bytes.count) bytes",
+                        "the generated \(what)",
                         fix: "merge routes that share a prefix into one with a parameter, or split the apps across domains"))
             }
+            if site.aasaIsOversized {
+                oversized(site.aasa, "apple-app-site-association for site '\(site.name)' is \(site.aasa.count) bytes; iOS ignores files over \(AASAGenerator.sizeLimit) bytes")
+            }
+            if site.assetLinksIsOversized {
+                oversized(
+                    site.assetLinks,
+                    "assetlinks.json for site '\(site.name)' is \(site.assetLinks.count) bytes; Android's verifier reads at most \(AssetLinksGenerator.sizeLimit) bytes (1 MiB) and fails on a longer body")
+            }
+            for (name, bytes) in [("apple-app-site-association", site.aasa), ("assetlinks.json", site.assetLinks)]
+            where bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+                diagnostics.append(
+                    Diagnostic(
+                        .error, file: file, at: "sites[\(site.compiled.index)]", value: "EF BB BF",
+                        "the generated \(name) for site '\(site.name)' starts with a UTF-8 byte-order mark; Android's strict JSON reader does not skip it",
+                        fix: "report this as a Linkwell bug: generated files never carry a BOM"))
+            }
             // (An oversized file is already an error; comparing it would only take time.)
-            if platformCheck && !site.aasaIsOversized {
+            if platformCheck && !site.aasaIsOversized && !site.assetLinksIsOversized {
                 do {
                     diagnostics += try InvariantCheck.differences(site, table: table).map { $0.diagnostic(file: file) }
                 } catch {

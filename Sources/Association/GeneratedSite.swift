@@ -32,6 +32,8 @@ public struct GeneratedSite: Sendable {
     public var name: String { compiled.name }
     /// Apple ignores an AASA over `AASAGenerator.sizeLimit` bytes.
     public var aasaIsOversized: Bool { aasa.count > AASAGenerator.sizeLimit }
+    /// Android's verifier reads at most `AssetLinksGenerator.sizeLimit` bytes (1 MiB).
+    public var assetLinksIsOversized: Bool { assetLinks.count > AssetLinksGenerator.sizeLimit }
 }
 
 /// A config that passed every check: its compiled table and each site's generated files.

@@ -11,6 +11,9 @@ import PlatformMatchers
 
 public struct InvariantDifference: Sendable, Equatable {
     public var platform: Platform
+    /// The Android parsers (Android 15's and 16's DalComponentParser) under which the URL
+    /// differs; empty for iOS.
+    public var androidVersions: [AndroidParserGeneration]
     public var app: String
     public var entryIndex: Int
     public var entryLabel: String
@@ -19,56 +22,107 @@ public struct InvariantDifference: Sendable, Equatable {
     public var parserClaims: Bool
     public var platformClaims: Bool
     public var site: Int
+    /// Set when the difference comes from the platforms disagreeing with each other (or with
+    /// the URL standard), which no generated file can remove; nil for a route the generated
+    /// file cannot express, or a generator or ordering problem.
+    public var knownLimitation: KnownLimitation?
 
-    /// Android compares decoded paths, so `%2F` in a parameter value is a real `/` there.
-    public var isAndroidEncodedSlash: Bool {
-        platform == .android && url.uppercased().contains("%2F")
+    /// `iOS`, `Android 15`, `Android 16`, `Android 15 and 16`.
+    public var platformName: String {
+        if platform == .apple { return "iOS" }
+        return Self.androidName(androidVersions)
     }
 
-    /// A difference that comes from the platforms disagreeing with each other, which no
-    /// generated file can remove; nil for a real generator or ordering problem.
-    public var knownLimitation: KnownLimitation? {
-        if isAndroidEncodedSlash { return .androidEncodedSlash }
-        let path = url.split(separator: "?", maxSplits: 1)[0].split(separator: "#", maxSplits: 1)[0]
-        if platform == .apple, path.hasSuffix("//"), platformClaims { return .appleTrailingSlashRun }
-        if platform == .android, platformClaims, let q = url.split(separator: "?", maxSplits: 1).dropFirst().first {
-            let names = q.split(separator: "&").map { $0.split(separator: "=", maxSplits: 1)[0] }
-            if Set(names).count < names.count { return .androidRepeatedQuery }
-        }
-        return nil
+    static func androidName(_ versions: [AndroidParserGeneration]) -> String {
+        let numbers = versions.map { $0 == .android15 ? "15" : "16" }
+        return numbers.isEmpty ? "Android" : "Android " + numbers.joined(separator: " and ")
+    }
+
+    /// Whether the URL's path holds an encoded `/` (`%2F` or `%2f`).
+    var hasEncodedSlash: Bool {
+        let path = URLParts(url)?.path ?? url
+        return path.uppercased().contains("%2F")
     }
 
     public enum KnownLimitation: String, Sendable, CaseIterable {
-        case androidEncodedSlash, appleTrailingSlashRun, androidRepeatedQuery
+        /// Android: `%2F` in a parameter value is a `/` there, so the link is not claimed.
+        case androidEncodedSlash
+        /// Android: a `%2F` that turns the link into another route's path makes Android claim it.
+        case androidEncodedSlashClaims
+        /// iOS: a whole run of trailing `/` is insignificant, the parser ignores only one.
+        case appleTrailingSlashRun
+        /// Android: a repeated query parameter matches when any one occurrence does.
+        case androidRepeatedQuery
+        /// Android: a query without `&` is split on `;`.
+        case androidSemicolonQuery
+        /// Android: the whole path is decoded, so another spelling of the same text matches.
+        case androidDecodedPath
+        /// Android: the `.` of a rule matches any character.
+        case androidDotWildcard
+        /// Android: `*` stops at the first occurrence of the character after it.
+        case androidStarStopsAtNextCharacter
+        /// iOS: a route with a `oneOf` parameter is compared decoded, like its values.
+        case appleDecodedPath
 
-        var explanation: String {
+        public var explanation: String {
             switch self {
             case .androidEncodedSlash:
                 return "Android decodes '%2F' before matching, so a path parameter whose value contains '/' is not claimed on Android"
+            case .androidEncodedSlashClaims:
+                return "Android decodes '%2F' before matching, so a link whose '%2F' turns it into another route's path is claimed on Android though no route accepts it as sent"
             case .appleTrailingSlashRun:
-                return "iOS drops one trailing '/' and its '*' crosses '/', so a link ending in '//' after a parameter is claimed on iOS though no route accepts it (the app gets a URL it rejects and should open it in the browser)"
+                return "iOS ignores a whole run of trailing '/' (a recorded swcutil run: '/buy/' matches '/buy//'), the parser only one, so a link ending in '//' is claimed on iOS though no route accepts it (the app gets a URL it rejects and should open it in the browser)"
             case .androidRepeatedQuery:
-                return "Android reads only the first of a repeated query parameter, iOS requires every one to match; a link repeating a required parameter with an empty value is claimed on Android though no route accepts it"
+                return "Android accepts a repeated query parameter when any one occurrence matches, iOS and the parser only when every one does; a link repeating a required parameter with an empty value is claimed on Android though no route accepts it"
+            case .androidSemicolonQuery:
+                return "Android splits a query that has no '&' on ';', so a required parameter after a ';' is claimed on Android though the parser (and iOS) read one parameter there"
+            case .androidDecodedPath:
+                return "Android decodes the whole path before matching, so the same text spelled another way ('%70ost' for 'post', lower-case hex '%c3%a9') means the same on Android, though iOS and the parser compare the path as sent"
+            case .androidStarStopsAtNextCharacter:
+                return "Android's '*' stops at the first occurrence of the character that follows it (PatternMatcher does not backtrack), so a parameter value that contains the first character of the text after it ('.' in '/{slug}.html') is not claimed on Android"
+            case .appleDecodedPath:
+                return "iOS compares the path of a route with a 'oneOf' parameter decoded (Linkwell writes \"percentEncoded\": false there, so that '%61rduino' is 'arduino' on iOS as in the parser), so in such a route a literal spelled another way ('%64ocs' for 'docs') or a '%2F' in a value means what it decodes to on iOS, though the parser reads the rest of the path as sent"
+            case .androidDotWildcard:
+                return "Android's PatternMatcher reads the '.' of a rule with a wildcard as any character (except right after a '*'), and a rule with a '.' but no wildcard never matches on Android 15 (its parser keeps the escape: '/v1\\.2/notes'), so Linkwell writes such a '.' as '?'; a link with another character where a route has a literal '.' is claimed on Android though no route accepts it"
             }
         }
 
-        var fix: String {
+        public var fix: String {
             switch self {
             case .androidEncodedSlash: return "nothing to do if values never contain '/'; otherwise use a rest parameter '{name*}' for that value"
-            case .appleTrailingSlashRun, .androidRepeatedQuery: return "nothing to do: no association file can express it; such links are malformed"
+            case .androidStarStopsAtNextCharacter:
+                return "keep that character out of the values, or give the text after the parameter its own segment ('/docs/{slug}/page.html')"
+            case .androidDotWildcard:
+                return "nothing to do: no rule can say 'a literal dot' there; the app gets a link its own parser rejects and should open it in the browser"
+            default: return "nothing to do: no association file can express it; such links are malformed"
+            }
+        }
+
+        /// A URL that shows the limit, for the documentation.
+        public var summary: String {
+            switch self {
+            case .androidEncodedSlash: return "Android: '%2F' in a parameter value"
+            case .androidEncodedSlashClaims: return "Android: '%2F' that makes another path"
+            case .appleTrailingSlashRun: return "iOS: a run of trailing slashes"
+            case .androidRepeatedQuery: return "Android: a repeated query parameter"
+            case .androidSemicolonQuery: return "Android: ';' as the query separator"
+            case .androidDecodedPath: return "Android: a percent-encoded literal"
+            case .androidDotWildcard: return "Android: '.' in a rule"
+            case .androidStarStopsAtNextCharacter: return "Android: a value holding the character after it"
+            case .appleDecodedPath: return "iOS: a route with a oneOf parameter, compared decoded"
             }
         }
     }
 
     public func diagnostic(file: String?) -> Diagnostic {
-        let platformName = platform == .apple ? "iOS" : "Android"
+        let fileName = platform == .apple ? "AASA" : "assetlinks.json"
         let what = parserClaims
-            ? "the parser opens \(app) for \(url), but the generated \(platform == .apple ? "AASA" : "assetlinks.json") does not claim it on \(platformName)"
-            : "the generated \(platform == .apple ? "AASA" : "assetlinks.json") claims \(url) for \(app) on \(platformName), but the parser does not accept it"
+            ? "the parser opens \(app) for \(url), but the generated \(fileName) does not claim it on \(platformName)"
+            : "the generated \(fileName) claims \(url) for \(app) on \(platformName), but the parser does not accept it"
         return Diagnostic(
             .warning, file: file, at: "sites[\(site)].routes[\(entryIndex)]", value: url,
             "\(entryLabel): \(what)",
-            fix: "reorder or simplify the overlapping routes; `linkwell check \(url)` shows which component decides")
+            fix: "reorder or simplify the overlapping routes, or change the route so both platforms can express it; `linkwell check \(url)` shows which component decides")
     }
 }
 
@@ -96,6 +150,11 @@ public enum InvariantCheck {
                     if seen.insert(url).inserted { out.append((url, entry)) }
                 }
             }
+            if let path = paths.accepted.first {
+                // A fragment the route does not read.
+                let url = "https://\(site.canonicalHost)\(path)" + (queries.first.flatMap { $0.map { "?\($0)" } } ?? "") + "#section-2"
+                if seen.insert(url).inserted { out.append((url, entry)) }
+            }
             for path in paths.nearMisses {
                 let url = "https://\(site.canonicalHost)\(path)" + (queries.first.flatMap { $0.map { "?\($0)" } } ?? "")
                 if seen.insert(url).inserted { out.append((url, entry)) }
@@ -104,17 +163,21 @@ public enum InvariantCheck {
         return out
     }
 
-    /// All differences between the parser and both platforms' view of a site's generated files.
+    /// All differences between the parser and the platforms' view of a site's generated files:
+    /// iOS, and Android under both Android 15's and Android 16's parser (a URL that differs under
+    /// both is one difference naming both). `urls` defaults to `sampleURLs(site:)`.
     /// - Throws: `InvariantCheckError` when a matcher cannot read a file: the check did not run,
     ///   which must never read as "no differences".
-    public static func rawDifferences(_ generated: GeneratedSite, table: RouteTable) throws(InvariantCheckError) -> [InvariantDifference] {
-        try rawDifferences(site: generated.compiled, aasa: generated.aasa, assetLinks: generated.assetLinks, table: table)
+    public static func rawDifferences(
+        _ generated: GeneratedSite, table: RouteTable, urls: [(url: String, entry: CompiledEntry)]? = nil
+    ) throws(InvariantCheckError) -> [InvariantDifference] {
+        try rawDifferences(site: generated.compiled, aasa: generated.aasa, assetLinks: generated.assetLinks, table: table, urls: urls)
     }
 
     /// The same check over any bytes claimed to be the site's files (the matchers read them as
     /// the platforms would: strict JSON, the whole file).
     public static func rawDifferences(
-        site: CompiledSite, aasa: [UInt8], assetLinks: [UInt8], table: RouteTable
+        site: CompiledSite, aasa: [UInt8], assetLinks: [UInt8], table: RouteTable, urls: [(url: String, entry: CompiledEntry)]? = nil
     ) throws(InvariantCheckError) -> [InvariantDifference] {
         var out: [InvariantDifference] = []
         // A file is read only when the site has apps of that platform (otherwise it is not served).
@@ -128,44 +191,109 @@ public enum InvariantCheck {
                 throw InvariantCheckError(site: site.index, siteName: site.name, file: .aasa, reason: "not strict JSON: \(error)")
             }
         }
-        var android: AssetLinksFile? = nil
+        // Both Android parsers: they read some expressions differently (`?*` then more text).
+        var android: [(AndroidParserGeneration, AssetLinksFile)] = []
         if !site.androidApps.isEmpty {
-            switch AssetLinksFile.parse(assetLinks) {
-            case let .success(file): android = file
-            case let .failure(rejection):
-                throw InvariantCheckError(site: site.index, siteName: site.name, file: .assetLinks, reason: "\(rejection)")
+            for generation in AndroidParserGeneration.allCases {
+                switch AssetLinksFile.parse(assetLinks, generation: generation) {
+                case let .success(file): android.append((generation, file))
+                case let .failure(rejection):
+                    throw InvariantCheckError(site: site.index, siteName: site.name, file: .assetLinks, reason: "\(rejection)")
+                }
             }
         }
-        for (url, entry) in sampleURLs(site: site) {
+        for (url, entry) in urls ?? sampleURLs(site: site) {
             guard let parts = URLParts(url) else { continue }
             let parsed = table.resolve(site: site, path: parts.path, query: parts.query, fragment: parts.fragment).match
+            func record(_ platform: Platform, _ versions: [AndroidParserGeneration], _ app: String, _ expected: Bool, _ actual: Bool) {
+                var d = InvariantDifference(
+                    platform: platform, androidVersions: versions, app: app, entryIndex: entry.index, entryLabel: entry.label, url: url,
+                    parserClaims: expected, platformClaims: actual, site: site.index, knownLimitation: nil)
+                d.knownLimitation = classify(d, parts: parts, site: site, table: table)
+                out.append(d)
+            }
             if let apple {
                 let verdicts = apple.verdicts(for: url)
                 for app in site.iosApps {
                     let expected = parsed?.iosAppIDs.contains(app.appID) ?? false
                     let actual = verdicts[app.appID] == .match
-                    if expected != actual {
-                        out.append(
-                            InvariantDifference(
-                                platform: .apple, app: app.appID, entryIndex: entry.index, entryLabel: entry.label, url: url,
-                                parserClaims: expected, platformClaims: actual, site: site.index))
-                    }
+                    if expected != actual { record(.apple, [], app.appID, expected, actual) }
                 }
             }
-            if let android {
-                for app in site.androidApps {
-                    let expected = parsed?.androidPackages.contains(app.package) ?? false
-                    let actual = android.handles(url: url, package: app.package, certificates: app.fingerprints)?.handled ?? false
-                    if expected != actual {
-                        out.append(
-                            InvariantDifference(
-                                platform: .android, app: app.package, entryIndex: entry.index, entryLabel: entry.label, url: url,
-                                parserClaims: expected, platformClaims: actual, site: site.index))
-                    }
-                }
+            for app in site.androidApps {
+                let expected = parsed?.androidPackages.contains(app.package) ?? false
+                let differing = android.filter { _, file in
+                    (file.handles(url: url, package: app.package, certificates: app.fingerprints)?.handled ?? false) != expected
+                }.map(\.0)
+                if !differing.isEmpty { record(.android, differing, app.package, expected, !expected) }
             }
         }
         return out
+    }
+
+    /// Which platform limit explains a difference, if any.
+    static func classify(_ d: InvariantDifference, parts: URLParts, site: CompiledSite, table: RouteTable) -> InvariantDifference.KnownLimitation? {
+        func parserClaims(path: String, query: String?) -> Bool {
+            guard let m = table.resolve(site: site, path: path, query: query, fragment: parts.fragment).match else { return false }
+            return d.platform == .apple ? m.iosAppIDs.contains(d.app) : m.androidPackages.contains(d.app)
+        }
+        switch d.platform {
+        case .android:
+            if d.hasEncodedSlash { return d.parserClaims ? .androidEncodedSlash : .androidEncodedSlashClaims }
+            // The same path spelled another way flips the parser to Android's answer.
+            for spelling in alternativeSpellings(of: parts.path) where parserClaims(path: spelling, query: parts.query) == d.platformClaims {
+                return .androidDecodedPath
+            }
+            if d.parserClaims {
+                // A free parameter's value holds the first character of its suffix.
+                guard let m = table.resolve(site: site, path: parts.path, query: parts.query, fragment: parts.fragment).match,
+                    let entry = site.entries.first(where: { $0.index == m.entryIndex })
+                else { return nil }
+                for case let .param(name, _, suffix, nil) in entry.pattern.segments {
+                    if let c = PercentEncoding.decode(suffix).first, m.parameters[name]?.contains(c) == true {
+                        return .androidStarStopsAtNextCharacter
+                    }
+                }
+                return nil
+            }
+            if let q = parts.query {
+                let names = RawQueryItem.split(q).map { PercentEncoding.decode(Array($0.name.utf8)) }
+                if Set(names).count < names.count { return .androidRepeatedQuery }
+                if q.contains(";") && !q.contains("&") { return .androidSemicolonQuery }
+            }
+            // The same link with a '.' where it has another character.
+            let path = Array(parts.path)
+            for i in path.indices where path[i] != "." && path[i] != "/" && path[i] != "%" {
+                var dotted = path
+                dotted[i] = "."
+                if parserClaims(path: String(dotted), query: parts.query) { return .androidDotWildcard }
+            }
+            return nil
+        case .apple:
+            // Only the components of routes with a `oneOf` parameter compare the decoded path.
+            if parts.path.contains("%"), site.entries.contains(where: { $0.pattern.segments.contains { if case .param(_, _, _, _?) = $0 { return true } else { return false } } }) {
+                if d.hasEncodedSlash { return .appleDecodedPath }
+                for spelling in alternativeSpellings(of: parts.path) where parserClaims(path: spelling, query: parts.query) == d.platformClaims {
+                    return .appleDecodedPath
+                }
+            }
+            guard d.platformClaims, parts.path.hasSuffix("//") else { return nil }
+            var trimmed = Substring(parts.path)
+            while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+            return parserClaims(path: String(trimmed), query: parts.query) ? .appleTrailingSlashRun : nil
+        }
+    }
+
+    /// Other ways to write the same decoded path: with the escapes of characters a path may
+    /// hold raw decoded and the rest in upper-case hex, and with every segment fully encoded.
+    static func alternativeSpellings(of path: String) -> [String] {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        let canonical = segments.map { seg -> String in
+            let decoded = PercentEncoding.decode(String(seg))
+            return PercentEncoding.canonicalPathLiteral(decoded.contains("%") ? String(seg) : decoded)
+        }.joined(separator: "/")
+        let encoded = segments.map { PercentEncoding.encodeComponent(PercentEncoding.decode(String($0))) }.joined(separator: "/")
+        return [canonical, encoded]
     }
 
     /// Differences grouped for people: one per (platform, app, entry), each known platform
@@ -182,14 +310,23 @@ public enum InvariantCheck {
         }
         var seen = Set<String>()
         for d in raw where d.knownLimitation == nil {
-            let key = "\(d.platform)|\(d.app)|\(d.entryIndex)"
+            let key = d.groupKey
             if seen.insert(key).inserted {
-                let count = raw.filter { $0.knownLimitation == nil && "\($0.platform)|\($0.app)|\($0.entryIndex)" == key }.count
-                groups.append(GroupedDifference(example: d, count: count, kind: .mismatch))
+                let same = raw.filter { $0.knownLimitation == nil && $0.groupKey == key }
+                var example = d
+                var apps: [String] = []
+                for x in same where !apps.contains(x.app) { apps.append(x.app) }
+                example.app = apps.joined(separator: ", ")
+                groups.append(GroupedDifference(example: example, count: Set(same.map(\.url)).count, kind: .mismatch))
             }
         }
         return groups
     }
+}
+
+extension InvariantDifference {
+    /// One warning per (platform and Android versions, entry, direction).
+    public var groupKey: String { "\(platformName)|\(entryIndex)|\(parserClaims)" }
 }
 
 public struct GroupedDifference: Sendable {
@@ -211,7 +348,7 @@ public struct GroupedDifference: Sendable {
         case let .known(limit, routes):
             return Diagnostic(
                 .warning, file: file, at: "sites[\(example.site)].routes", value: example.url,
-                "platform limit: \(limit.explanation) (e.g. \(example.url)). Routes: \(routes.prefix(5).joined(separator: ", "))\(routes.count > 5 ? " and \(routes.count - 5) more" : "")",
+                "platform limit (\(example.platformName)): \(limit.explanation) (e.g. \(example.url)). Routes: \(routes.prefix(5).joined(separator: ", "))\(routes.count > 5 ? " and \(routes.count - 5) more" : "")",
                 fix: limit.fix)
         }
     }

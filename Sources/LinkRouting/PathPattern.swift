@@ -6,7 +6,8 @@ public enum PathSegment: Sendable, Equatable, Hashable {
     /// Matched against the URL's segment as sent (canonical percent-encoding, upper-case hex).
     case literal(String)
     /// One non-empty segment; `prefix`/`suffix` are literal text around the value in the same
-    /// segment (canonical encoding). `oneOf` restricts the (decoded) value.
+    /// segment (canonical encoding). `oneOf` restricts the (decoded) value, compared as Swift
+    /// compares strings (canonical equivalence).
     case param(name: String, prefix: String, suffix: String, oneOf: [String]?)
     /// The rest of the path: zero or more segments. Only last.
     case rest(name: String)
@@ -115,6 +116,12 @@ extension PathPattern {
                         allowTrailingStar ? "use a parameter such as '{name}', or a final '/*'" : "use a parameter such as '{name}' for a variable segment"
                     )
                 }
+                if let dollar = Self.substitutionOffset(piece) {
+                    throw fail(
+                        column + dollar,
+                        "has a literal '$(', which an apple-app-site-association reads as a substitution variable (AASA has no escape for it)",
+                        "rename the path so it does not contain '$(' (for instance '/lang-en/…'), or make that part a parameter")
+                }
                 segments.append(.literal(PercentEncoding.canonicalPathLiteral(String(piece))))
                 continue
             }
@@ -151,6 +158,14 @@ extension PathPattern {
             for (offset, c) in (prefix + suffix).enumerated() where c == "*" || c == "?" {
                 throw fail(column + offset, "has a literal '\(c)', which AASA and Android read as a wildcard", "remove it")
             }
+            for (text, offset) in [(prefix, 0), (suffix, close + 1)] {
+                if let dollar = Self.substitutionOffset(Array(text)) {
+                    throw fail(
+                        column + offset + dollar,
+                        "has a literal '$(', which an apple-app-site-association reads as a substitution variable (AASA has no escape for it)",
+                        "rename the path so it does not contain '$('")
+                }
+            }
             if isRest {
                 guard isLast else {
                     throw fail(column + open, "has the rest parameter '{\(name)*}' before the end", "a '{name*}' parameter must be the last segment")
@@ -168,5 +183,20 @@ extension PathPattern {
             }
         }
         self.segments = segments
+    }
+
+    /// Where `$(` starts in a literal (also when written `%24(` or `$%28`), or nil. AASA reads
+    /// `$(name)` as a substitution variable and has no escape, so no such literal can be claimed.
+    static func substitutionOffset(_ piece: [Character]) -> Int? {
+        let decoded = Array(PercentEncoding.decode(String(piece)))
+        guard let at = decoded.indices.first(where: { decoded[$0] == "$" && $0 + 1 < decoded.count && decoded[$0 + 1] == "(" }) else { return nil }
+        // The column in the text as written: count characters up to the same decoded position.
+        var written = 0
+        var seen = 0
+        while written < piece.count && seen < at {
+            written += piece[written] == "%" && written + 2 < piece.count ? 3 : 1
+            seen += 1
+        }
+        return written
     }
 }

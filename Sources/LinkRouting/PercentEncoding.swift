@@ -19,8 +19,10 @@ public enum PercentEncoding {
         }
     }
 
-    /// Characters a path literal may hold unencoded (pchar minus `%`, plus nothing that AASA or
-    /// Android read as a wildcard).
+    /// Characters a path literal holds unencoded (pchar minus `%`, plus nothing that AASA or
+    /// Android read as a wildcard). `|`, `^`, `[` and `]` are written encoded (`%7C`: what
+    /// Foundation's `URL` accepts); a browser sends them raw, and the parser reads both spellings
+    /// the same (``rawPunctuationEncoded(_:)``).
     @inline(__always)
     static func isPathLiteralSafe(_ b: UInt8) -> Bool {
         if isUnreserved(b) { return true }
@@ -85,18 +87,49 @@ public enum PercentEncoding {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Percent-encodes raw non-ASCII bytes and spaces/controls in a URL as a browser would before
-    /// sending it; existing escapes and ASCII punctuation are kept as they are.
+    /// Characters a browser sends raw in a path that a path literal holds encoded.
+    @inline(__always)
+    static func isRawPathPunctuation(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: "|") || b == UInt8(ascii: "^") || b == UInt8(ascii: "[") || b == UInt8(ascii: "]")
+    }
+
+    /// A raw path with `|`, `^`, `[` and `]` percent-encoded (`/a|b` → `/a%7Cb`), so that a
+    /// literal matches both the browser's raw spelling and the builder's encoded one, as on
+    /// Android (which decodes) and in the AASA (which lists both).
+    public static func rawPunctuationEncoded(_ path: String) -> String {
+        guard path.utf8.contains(where: isRawPathPunctuation) else { return path }
+        var out: [UInt8] = []
+        out.reserveCapacity(path.utf8.count + 8)
+        for b in path.utf8 {
+            if isRawPathPunctuation(b) { appendPercent(b, to: &out) } else { out.append(b) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Bytes a browser percent-encodes in a path (the WHATWG path percent-encode set, less `#`
+    /// and `?`, which end the path): controls, space, non-ASCII, `"`, `<`, `>`, a backtick, `{`, `}`.
+    @inline(__always)
+    static func browserEncodes(_ b: UInt8) -> Bool {
+        if b >= 0x80 || b <= 0x20 || b == 0x7F { return true }
+        switch b {
+        case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "}"): return true
+        default: return false
+        }
+    }
+
+    /// Percent-encodes raw non-ASCII bytes, spaces, controls and the few punctuation marks a
+    /// browser encodes (`"`, `<`, `>`, a backtick, `{`, `}`) in a URL as it would before sending it;
+    /// existing escapes and other ASCII punctuation are kept as they are.
     public static func browserNormalized(_ s: String) -> String {
         var needs = false
-        for b in s.utf8 where b >= 0x80 || b <= 0x20 || b == 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "<") || b == UInt8(ascii: ">") {
+        for b in s.utf8 where browserEncodes(b) {
             needs = true
             break
         }
         guard needs else { return s }
         var out: [UInt8] = []
         for b in s.utf8 {
-            if b >= 0x80 || b <= 0x20 || b == 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "<") || b == UInt8(ascii: ">") {
+            if browserEncodes(b) {
                 appendPercent(b, to: &out)
             } else {
                 out.append(b)
@@ -250,6 +283,15 @@ public struct RawQueryItem: Sendable, Equatable {
     public var name: Substring
     /// The item's value, still encoded; nil for an item without `=` (`?debug`).
     public var value: Substring?
+
+    /// Whether the item's name, percent-decoded, is `name`: iOS and Android both decode query
+    /// names, so `%72eferralCode` is `referralCode`.
+    @inline(__always)
+    public func hasName(_ name: String) -> Bool {
+        if self.name == name { return true }
+        guard self.name.utf8.contains(UInt8(ascii: "%")) else { return false }
+        return PercentEncoding.decode(Array(self.name.utf8)) == name
+    }
 
     /// Splits on `&` (what Apple and URLComponents do); empty items are dropped.
     public static func split(_ query: String) -> [RawQueryItem] {

@@ -66,10 +66,31 @@ extension RouteTable {
                     near.append("/" + parts.joined(separator: "//"))
                     near.append("/" + parts.map { $0.uppercased() == $0 ? $0.lowercased() : $0.uppercased() }.joined(separator: "/"))
                     near.append("/" + parts.joined(separator: "/") + "//")
+                    near.append("/" + parts.joined(separator: "/") + "///")
                     near.append("//" + parts.joined(separator: "/"))
+                    near.append(path + "%2Fx")  // an encoded '/' that Android reads as one more segment
+                    if parts.count >= 2 {  // two segments joined by an encoded '/'
+                        near.append("/" + (parts.dropLast(2) + [parts[parts.count - 2] + "%2F" + parts[parts.count - 1]]).joined(separator: "/"))
+                    }
+                    if let dot = path.firstIndex(of: ".") {  // a literal '.' as another character
+                        near.append(path[..<dot] + "x" + path[path.index(after: dot)...])
+                    }
+                    // The same text spelled differently: lower-case hex, a literal letter as `%XX`.
+                    near.append("/" + parts.map(lowerHex).joined(separator: "/"))
+                    for (i, seg) in entry.pattern.segments.enumerated() {
+                        guard case let .literal(l) = seg, let spelled = encodeFirstLetter(l) else { continue }
+                        var p = parts
+                        p[i] = spelled
+                        near.append("/" + p.joined(separator: "/"))
+                    }
+                    // The escapes decoded, as a person types it (`|` for `%7C`, raw Unicode).
+                    if path.contains("%") { near.append(PercentEncoding.decode(path)) }
+                } else {
+                    // The root with a trailing slash run.
+                    near += ["//", "///"]
                 }
                 for (i, seg) in entry.pattern.segments.enumerated() {
-                    if case let .param(_, prefix, suffix, _) = seg {
+                    if case let .param(name, prefix, suffix, _) = seg {
                         var p = parts
                         p[i] = prefix + suffix  // empty value
                         near.append("/" + p.joined(separator: "/"))
@@ -77,11 +98,44 @@ extension RouteTable {
                         near.append("/" + p.joined(separator: "/"))
                         p[i] = prefix + "notlisted" + suffix
                         near.append("/" + p.joined(separator: "/"))
+                        if let spelled = encodeFirstLetter(PercentEncoding.encodeComponent(params[name] ?? "v")) {
+                            p[i] = prefix + spelled + suffix  // `%61rduino` for `arduino`
+                            near.append("/" + p.joined(separator: "/"))
+                        }
+                        p[i] = prefix + "p%2fq" + suffix  // an encoded '/', lower-case hex
+                        near.append("/" + p.joined(separator: "/"))
+                        p[i] = prefix + "caf\u{E9}" + suffix  // raw Unicode, as typed (browsers encode it)
+                        near.append("/" + p.joined(separator: "/"))
                     }
                 }
             }
         }
         return (accepted, near.filter { !accepted.contains($0) })
+    }
+
+    /// `%c3%a9` for `%C3%A9`: the same bytes, the hex in lower case.
+    static func lowerHex(_ s: String) -> String {
+        var out = ""
+        var left = 0
+        for c in s {
+            if c == "%" {
+                left = 2
+                out.append(c)
+            } else if left > 0 {
+                left -= 1
+                out += c.lowercased()
+            } else {
+                out.append(c)
+            }
+        }
+        return out
+    }
+
+    /// `%70ost` for `post`: the first ASCII letter of a literal percent-encoded.
+    static func encodeFirstLetter(_ literal: String) -> String? {
+        guard let i = literal.firstIndex(where: { $0.isASCII && $0.isLetter }) else { return nil }
+        let hex = String(literal[i].asciiValue!, radix: 16, uppercase: true)
+        return literal[..<i] + "%" + hex + literal[literal.index(after: i)...]
     }
 
     /// Query strings to try with a route's paths: all required items, each one missing, empty,
@@ -101,7 +155,13 @@ extension RouteTable {
             bare[i] = name
             out.append(bare.joined(separator: "&"))
             out.append((full + ["\(name)="]).joined(separator: "&"))
+            out.append((["\(name)="] + full).joined(separator: "&"))
             out.append((full + ["\(name)=second"]).joined(separator: "&"))
+            // The name percent-encoded (both platforms decode names), and `;` as the separator.
+            var encodedName = full
+            encodedName[i] = (encodeFirstLetter(name) ?? name) + "=" + PercentEncoding.encodeComponent(params[name] ?? "v")
+            out.append(encodedName.joined(separator: "&"))
+            out.append((["utm_source=x"] + full).joined(separator: ";"))
         }
         for name in entry.optionalQuery {
             out.append((full + ["\(name)=opt"]).joined(separator: "&"))

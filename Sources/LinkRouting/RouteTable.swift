@@ -359,7 +359,7 @@ public struct RouteTable: Sendable {
         site: CompiledSite, path rawPath: String, query: String?, fragment: String?,
         restrictTo apps: (ios: [String], android: [String])? = nil
     ) -> LinkResolution {
-        let segments = RouteTable.segments(of: rawPath)
+        let segments = RouteTable.segments(of: PercentEncoding.rawPunctuationEncoded(rawPath))
         var candidates = site.trie.candidates(for: segments)
         if candidates.isEmpty { return .noRoute(site: site.name) }
         candidates.sort()
@@ -383,7 +383,7 @@ public struct RouteTable: Sendable {
                 var ok = true
                 for name in entry.requiredQuery {
                     var found = false
-                    for item in items where item.name == name {
+                    for item in items where item.hasName(name) {
                         guard let v = item.value, !v.isEmpty else {
                             ok = false
                             break
@@ -396,7 +396,7 @@ public struct RouteTable: Sendable {
                 }
                 guard ok else { continue }
                 for name in entry.optionalQuery {
-                    if let item = items.first(where: { $0.name == name }) {
+                    if let item = items.first(where: { $0.hasName(name) }) {
                         params[name] = item.value.map { PercentEncoding.decode(Array($0.utf8)) } ?? ""
                     }
                 }

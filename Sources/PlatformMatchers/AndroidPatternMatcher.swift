@@ -181,7 +181,10 @@ public struct AndroidPatternMatcher: Sendable, Equatable, CustomStringConvertibl
     ///   otherwise SIMPLE_GLOB with `*`→`.*`, `?`→`.`, `.`→`\.`, `\`→`\\`. So `?*` is `..*`
     ///   (and, through a PatternMatcher quirk, a `.` not right after a `*` still matches anything).
     /// - Android 15: `?*` becomes `.+` and makes the whole pattern an ADVANCED_GLOB (greedy, no
-    ///   backtracking: `/u/?*/profile` never matches); `.` counts as a wildcard; `\` is not escaped.
+    ///   backtracking: `/u/?*/profile` never matches); a backslash is not escaped. A `.` is
+    ///   escaped with a backslash but does not count as a wildcard, so an expression with a `.`
+    ///   and no wildcard is a LITERAL that keeps the backslash and never matches (the AOSP test
+    ///   DalComponentParserTest reads `foo.bar` so), and `foo.*` is such a PREFIX.
     public static func dynamicAppLinkPattern(
         for expression: String, generation: AndroidParserGeneration = .android16
     ) throws(AndroidPatternError) -> AndroidPatternMatcher {
@@ -232,7 +235,6 @@ public struct AndroidPatternMatcher: Sendable, Equatable, CustomStringConvertibl
                 count += 1
                 p.append(Unit.dot)
             case Unit.dot:
-                count += 1
                 p += [Unit.backslash, Unit.dot]
             case Unit.openBracket, Unit.closeBracket, Unit.openBrace, Unit.closeBrace:
                 if isAdvanced { p.append(Unit.backslash) }

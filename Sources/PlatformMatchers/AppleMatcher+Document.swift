@@ -100,7 +100,10 @@ extension AppleMatcher {
                     warn("\(location).appIDs", "is \(list.kindDescription), not an array of strings; ignored")
                 }
             }
-            if appIDs.isEmpty, keyedAppID == nil, let single = value["appID"] {
+            // swcutil ignores `appID` whenever `appIDs` is present, even as an empty array.
+            if value["appID"] != nil, value["appIDs"] != nil, keyedAppID == nil {
+                warn("\(location).appID", "is ignored because \"appIDs\" is present; iOS reads only \"appIDs\" then")
+            } else if appIDs.isEmpty, keyedAppID == nil, let single = value["appID"] {
                 if case let .string(appID) = single {
                     appIDs = [appID]
                 } else {

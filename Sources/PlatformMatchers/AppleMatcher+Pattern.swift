@@ -24,7 +24,7 @@ extension AppleMatcher {
 
         /// - Parameters:
         ///   - isPath: apply the observed path rules: the leading `/` is optional and a run of
-        ///     leading slashes collapses, a trailing `/` is insignificant, and `…/*` also matches `…`.
+        ///     leading slashes collapses, a run of trailing `/` is insignificant, and `…/*` also matches `…`.
         ///   - decodesEscapes: `%XX` sequences in the pattern are decoded to literal characters
         ///     (query-item patterns, whose URL values are always compared decoded).
         init(
@@ -291,7 +291,7 @@ extension AppleMatcher {
             case .any, .star:
                 break
             }
-            if tokens.count > 1, tokens.last == .literal("/") { tokens.removeLast() }
+            while tokens.count > 1, tokens.last == .literal("/") { tokens.removeLast() }
         }
     }
 }

@@ -113,13 +113,14 @@ extension AppleMatcher {
         let encodedFolded: [Unicode.Scalar]
         let decodedFolded: [Unicode.Scalar]
 
-        /// - Parameter isPath: drop one trailing `/` (not the root's): a trailing slash is insignificant.
+        /// - Parameter isPath: drop the run of trailing `/` (not the root's): trailing slashes are
+        ///   insignificant, however many (a recorded swcutil run: `/buy/` matches `/buy//`).
         init(encoded bytes: [UInt8], isPath: Bool) {
             var encoded = bytes.map { Unicode.Scalar($0) }
             var decoded = Array(String(decoding: PercentCoding.decode(bytes[...]), as: UTF8.self).unicodeScalars)
             if isPath {
-                if encoded.count > 1, encoded.last == "/" { encoded.removeLast() }
-                if decoded.count > 1, decoded.last == "/" { decoded.removeLast() }
+                while encoded.count > 1, encoded.last == "/" { encoded.removeLast() }
+                while decoded.count > 1, decoded.last == "/" { decoded.removeLast() }
             }
             self.encoded = encoded
             self.decoded = decoded

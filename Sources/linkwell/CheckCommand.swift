@@ -49,6 +49,8 @@ struct LinkExplanation {
     var site: CompiledSite?
     var apple: [(app: String, decision: AppleDecision?)] = []
     var android: [(app: String, decision: AndroidURLDecision?)] = []
+    /// The same under Android 15's dynamic-rule parser.
+    var android15: [(app: String, decision: AndroidURLDecision?)] = []
     var userAgent: String?
     var browser: BrowserFacts?
     var fallback: FallbackDecision?
@@ -122,6 +124,9 @@ struct LinkExplanation {
         if let file = try? AssetLinksFile.parse(generated.assetLinks).get() {
             android = site.androidApps.map { app in (app.package, file.handles(url: url, package: app.package, certificates: app.fingerprints)) }
         }
+        if let file = try? AssetLinksFile.parse(generated.assetLinks, generation: .android15).get() {
+            android15 = site.androidApps.map { app in (app.package, file.handles(url: url, package: app.package, certificates: app.fingerprints)) }
+        }
     }
 
     var text: String {
@@ -162,7 +167,7 @@ struct LinkExplanation {
             }
             lines.append("iOS:       \(app) — \(verdict)")
         }
-        for (app, d) in android {
+        for (k, (app, d)) in android.enumerated() {
             let verdict: String
             if let d {
                 if d.handled {
@@ -174,6 +179,9 @@ struct LinkExplanation {
                 verdict = "not verified"
             }
             lines.append("Android:   \(app) — \(verdict)")
+            if k < android15.count, let d15 = android15[k].decision, d15.handled != d?.handled {
+                lines.append("Android 15: \(app) — \(d15.handled ? "handled" : "not handled") under Android 15's parser (\(d15))")
+            }
         }
         lines += browserLines
         return lines.joined(separator: "\n")
@@ -187,8 +195,8 @@ struct LinkExplanation {
             o["site"] = m.site
             o["route"] = m.route
             o["parameters"] = m.parameters
-            o["ios"] = m.iosAppIDs
-            o["android"] = m.androidPackages
+            // The parser's answer; the platform matchers' answers are under "apple" and "android".
+            o["opens"] = ["ios": m.iosAppIDs, "android": m.androidPackages]
         case let .excluded(site, index, pattern):
             o["status"] = "excluded"
             o["site"] = site
@@ -228,12 +236,16 @@ struct LinkExplanation {
             if let d = a.decision { x["component"] = d.componentIndex; x["rule"] = d.rule }
             return x
         }
-        o["android"] = android.map { a -> [String: Any] in
-            var x: [String: Any] = ["package": a.app, "handled": a.decision?.handled ?? false, "verified": a.decision != nil]
-            if let i = a.decision?.ruleIndex { x["component"] = i }
-            if let r = a.decision?.rule { x["rule"] = r }
-            return x
+        func androidJSON(_ list: [(app: String, decision: AndroidURLDecision?)]) -> [[String: Any]] {
+            list.map { a -> [String: Any] in
+                var x: [String: Any] = ["package": a.app, "handled": a.decision?.handled ?? false, "verified": a.decision != nil]
+                if let i = a.decision?.ruleIndex { x["component"] = i }
+                if let r = a.decision?.rule { x["rule"] = r }
+                return x
+            }
         }
+        o["android"] = androidJSON(android)
+        o["android15"] = androidJSON(android15)
         return o
     }
 }

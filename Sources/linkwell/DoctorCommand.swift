@@ -304,7 +304,8 @@ struct Doctor {
                 return nil
             }
             let listed = Set((applinks["details"]?.arrayValue ?? []).flatMap { d in
-                (d["appIDs"]?.arrayValue?.compactMap(\.stringValue) ?? []) + [d["appID"]?.stringValue].compactMap { $0 }
+                // iOS ignores `appID` whenever `appIDs` is present, even as an empty array.
+                d["appIDs"] != nil ? (d["appIDs"]?.arrayValue?.compactMap(\.stringValue) ?? []) : [d["appID"]?.stringValue].compactMap { $0 }
             })
             for app in site.iosApps {
                 if listed.contains(app.appID) {
@@ -314,6 +315,10 @@ struct Doctor {
                 }
             }
         } else {
+            if body.count > AssetLinksGenerator.sizeLimit {
+                fail("\(label): \(name) is \(body.count) bytes, over the 1 MiB (\(AssetLinksGenerator.sizeLimit) bytes) Android's verifier reads",
+                     fix: "merge routes into wider patterns or move apps to separate domains")
+            }
             let file: AssetLinksFile
             switch AssetLinksFile.parse(body) {
             case let .success(f): file = f
@@ -362,6 +367,8 @@ struct Doctor {
     mutating func checkRoutes(label: String, host: String, site: CompiledSite, served: [FileKind: [UInt8]]) {
         let apple = served[.aasa].flatMap { try? AppleMatcher(aasa: try JSONValue.parse($0)) }
         let android = served[.assetlinks].flatMap { try? AssetLinksFile.parse($0).get() }
+        // Android 15's dynamic-rule parser reads some rules differently (`?*` then more text).
+        let android15 = served[.assetlinks].flatMap { try? AssetLinksFile.parse($0, generation: .android15).get() }
         guard apple != nil || android != nil else { return }
         for entry in site.routes {
             guard let name = entry.route?.name else { continue }
@@ -387,6 +394,8 @@ struct Doctor {
                     let certs = site.androidApps.first { $0.package == package }?.fingerprints ?? []
                     if android.handles(url: sample, package: package, certificates: certs)?.handled != true {
                         missing.append("Android \(package)")
+                    } else if android15?.handles(url: sample, package: package, certificates: certs)?.handled != true {
+                        missing.append("Android 15 \(package) (Android 16 claims it)")
                     }
                 }
             }  // else: the file's own FAIL line says why; no route can be claimed through it

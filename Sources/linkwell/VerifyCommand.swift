@@ -12,7 +12,7 @@ enum VerifyCommand: LinkwellCommand {
         overview: "Say what iOS or Android would do with an association file (yours or anyone's) for some URLs.",
         usage: """
             linkwell verify --aasa <file> <url> ... [--json]
-                   linkwell verify --assetlinks <file> --package <name> [--cert <fingerprint> ...] [<url> ...] [--android15] [--json]
+                   linkwell verify --assetlinks <file> --package <name> [--cert <fingerprint> ...] [--host <host>] [<url> ...] [--android15] [--json]
             """,
         arguments: [("<url>", "URLs exactly as a browser would send them.")],
         options: [
@@ -20,6 +20,7 @@ enum VerifyCommand: LinkwellCommand {
             OptionSpec(name: "--assetlinks", valueName: "file", help: "An assetlinks.json file: parse result, verification, and per URL whether the app handles it."),
             OptionSpec(name: "--package", valueName: "name", help: "With --assetlinks: the Android package to verify."),
             OptionSpec(name: "--cert", valueName: "fingerprint", help: "With --assetlinks: the app's SHA-256 signing fingerprint.", repeatable: true),
+            OptionSpec(name: "--host", valueName: "host", help: "With --assetlinks: the host the file is served on (like swcutil's -d); a URL on another host is not handled."),
             OptionSpec(name: "--android15", valueName: nil, help: "Use Android 15's dynamic-rule parser instead of Android 16's."),
             OptionSpec(name: "--json", valueName: nil, help: "Print as JSON."),
         ],
@@ -93,7 +94,7 @@ enum VerifyCommand: LinkwellCommand {
         switch AssetLinksFile.parse(bytes, generation: generation) {
         case let .failure(rejection):
             if json {
-                Output.json(["file": path, "parse": "rejected", "reason": rejection.description, "verified": false])
+                Output.json(["file": path, "parser": generation.rawValue, "parse": "rejected", "reason": rejection.description, "verified": false])
             } else {
                 Output.out("\(path): REJECTED — Android ignores the whole file: \(rejection)")
             }
@@ -107,7 +108,18 @@ enum VerifyCommand: LinkwellCommand {
                 Output.out("\(package)\(certs.isEmpty ? "" : " with \(certs.count) certificate(s)"): \(verified ? "verified" : "NOT verified")")
                 if !verified && certs.isEmpty { Output.out("  (give the app's signing fingerprint with --cert to verify it)") }
             }
+            let host = args.value("--host").map { $0.lowercased() }
             for url in args.positional {
+                if let host, let urlHost = URLParts(url)?.host, urlHost != host {
+                    // Android checks a link against the file of the link's own host only.
+                    let why = "the URL's host '\(urlHost)' is not '\(host)', where this file is served"
+                    if json {
+                        results.append(["url": url, "handled": false, "reason": why])
+                    } else {
+                        Output.out("  \(url): not handled — \(why)")
+                    }
+                    continue
+                }
                 let d = file.handles(url: url, package: package, certificates: certs)
                 if json {
                     var r: [String: Any] = ["url": url, "handled": d?.handled ?? false]
@@ -121,7 +133,7 @@ enum VerifyCommand: LinkwellCommand {
                     Output.out("  \(url): not handled (package not verified)")
                 }
             }
-            if json { Output.json(["file": path, "parse": "ok", "verified": verified, "results": results]) }
+            if json { Output.json(["file": path, "parser": generation.rawValue, "parse": "ok", "verified": verified, "results": results]) }
             return 0
         }
     }

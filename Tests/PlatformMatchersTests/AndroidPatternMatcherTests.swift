@@ -141,12 +141,13 @@ struct AndroidPatternMatcherTests {
         for s in c.nonMatching { #expect(!m.matches(s), "\(m) should not match \(s.debugDescription)") }
     }
 
-    // DalComponentParserTest (Android 15): `?*` → advanced `.+`, `.` counts as a wildcard.
+    // DalComponentParserTest (Android 15): `?*` → advanced `.+`; `.` is escaped but is no
+    // wildcard, so a dotted expression without one is a LITERAL with the backslash in it.
     static let android15Expressions: [DALExpressionCase] = [
         .init(expression: "foobar", kind: .literal, pattern: "foobar"),
-        .init(expression: "foo.bar", kind: .simpleGlob, pattern: #"foo\.bar"#, matching: ["foo.bar", "fooxbar"], nonMatching: ["foobar"]),
+        .init(expression: "foo.bar", kind: .literal, pattern: #"foo\.bar"#, matching: [#"foo\.bar"#], nonMatching: ["foo.bar", "fooxbar"]),
         .init(expression: "foo*", kind: .prefix, pattern: "foo"),
-        .init(expression: "foo.*", kind: .simpleGlob, pattern: #"foo\..*"#),
+        .init(expression: "foo.*", kind: .prefix, pattern: #"foo\."#, nonMatching: ["foo.x"]),
         .init(expression: "*bar", kind: .simpleGlob, pattern: ".*bar"),
         .init(expression: "foo*bar", kind: .simpleGlob, pattern: "foo.*bar"),
         .init(expression: "foo.*bar", kind: .simpleGlob, pattern: #"foo\..*bar"#),

@@ -35,7 +35,12 @@ def test_usage_errors_exit_64_on_stderr():
 def test_validate_default_config_ok():
     r = run("validate", "--website-upstream", "http://127.0.0.1:3000")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip().endswith("OK — 3 site(s), 5 route(s), 5 warning(s)")
+    assert r.stdout.strip().endswith("OK — 3 site(s), 5 route(s), 11 warning(s)")
+    # The platform limits, each once per site with an example URL, and two landing-page warnings.
+    lines = [l for l in r.stdout.splitlines() if ": warning: " in l]
+    limits = [l for l in lines if ": warning: platform limit (" in l]
+    assert len(limits) == 9 and all("(e.g. https://" in l for l in limits)
+    assert len(lines) == 11
 
 
 def test_validate_warns_about_a_website_on_its_own_link_domain(tmp_path):
@@ -81,6 +86,34 @@ def test_check_json():
     assert j["route"] == "signup" and j["parameters"] == {"referralCode": "TRAINER1234567890123"}
     assert j["apple"][0]["verdict"] == "match"
     assert j["android"][0]["handled"] is True
+
+
+def test_defect_10_check_json_keeps_parser_apps_and_matcher_results_apart():
+    # A link the parser opens in both apps but whose Android claim is only the matcher's to say.
+    j = json.loads(run("check", "https://diallodev.online/post/42/", "--json").stdout)
+    assert j["opens"] == {"ios": ["TEAMID1234.online.diallodev.app"], "android": ["online.diallodev.app"]}
+    assert [a["package"] for a in j["android"]] == ["online.diallodev.app"] and j["android"][0]["handled"] is True
+    assert j["android15"][0]["handled"] is True  # the Android 15 parser handles the trailing-slash claim too
+    assert j["apple"][0]["verdict"] == "match"
+    # Excluded: the parser opens nothing, the matchers still report per app.
+    j = json.loads(run("check", "https://diallodev.online/post/drafts/7", "--json").stdout)
+    assert "opens" not in j and j["android"][0]["handled"] is False
+
+
+def test_defect_13_verify_assetlinks_host(tmp_path):
+    links = tmp_path / "assetlinks.json"
+    links.write_bytes(subprocess.run([str(BIN), "generate", "assetlinks", "--site", "diallodev"], cwd=ROOT,
+                                     capture_output=True, timeout=60).stdout)
+    fp = json.loads(links.read_text())[0]["target"]["sha256_cert_fingerprints"][0]
+    r = run("verify", "--assetlinks", str(links), "--package", "online.diallodev.app", "--cert", fp,
+            "--host", "diallodev.online", "https://diallodev.online/post/42", "https://example.com/post/42")
+    assert r.returncode == 0, r.stderr
+    assert "https://diallodev.online/post/42: handled" in r.stdout
+    assert "https://example.com/post/42: not handled — the URL's host 'example.com' is not 'diallodev.online'" in r.stdout
+    j = json.loads(run("verify", "--assetlinks", str(links), "--package", "online.diallodev.app", "--cert", fp,
+                       "--host", "diallodev.online", "https://example.com/post/42", "--json").stdout)
+    assert j["results"][0]["handled"] is False and "not 'diallodev.online'" in j["results"][0]["reason"]
+    assert j["parser"] == "android16"
 
 
 def test_link_and_parse_back():

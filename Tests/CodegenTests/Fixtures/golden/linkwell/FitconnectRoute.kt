@@ -111,7 +111,7 @@ private object FitconnectRouteTable {
     }
 
     private fun resolve(path: String, query: String?, fragment: String?, allowed: Long): Pair<String, Map<String, String>>? {
-        val segs = segments(path)
+        val segs = segments(rawPunctuationEncoded(path))
         var excluded = 0L
         val items: List<Pair<String, String?>> = if (query == null) emptyList() else queryItems(query)
         for (entry in entries) {
@@ -127,7 +127,7 @@ private object FitconnectRouteTable {
             for (name in entry.requiredQuery) {
                 var found = false
                 for (item in items) {
-                    if (!same(item.first, name)) continue
+                    if (!same(item.first, name) && !(item.first.contains('%') && same(decode(item.first), name))) continue
                     val v = item.second
                     if (v == null || v.length == 0) {
                         ok = false
@@ -141,7 +141,7 @@ private object FitconnectRouteTable {
             }
             if (!ok) continue
             for (name in entry.optionalQuery) {
-                val item = items.firstOrNull { same(it.first, name) } ?: continue
+                val item = items.firstOrNull { same(it.first, name) || (it.first.contains('%') && same(decode(it.first), name)) } ?: continue
                 params[name] = if (item.second == null) "" else decode(item.second!!)
             }
             if (entry.fragment != null && fragment != null) params[entry.fragment] = decode(fragment)
@@ -317,12 +317,22 @@ private object FitconnectRouteTable {
 
     private const val HEX = "0123456789ABCDEF"
 
-    /** Raw non-ASCII bytes, controls, space, `"`, `<`, `>` percent-encoded, as a browser sends them. */
+    /** `|`, `^`, `[`, `]` percent-encoded in a path: literals hold them encoded, browsers send them raw. */
+    private fun rawPunctuationEncoded(path: String): String {
+        val out = StringBuilder()
+        for (c in path) {
+            if (c == '|' || c == '^' || c == '[' || c == ']') out.append('%').append(HEX[c.toInt() shr 4]).append(HEX[c.toInt() and 0xF])
+            else out.append(c)
+        }
+        return out.toString()
+    }
+
+    /** Raw non-ASCII bytes, controls, space, `"`, `<`, `>`, backtick and braces percent-encoded, as a browser sends them. */
     private fun browserNormalized(s: String): String {
         val out = StringBuilder()
         for (byte in s.toByteArray(Charsets.UTF_8)) {
             val b = byte.toInt() and 0xFF
-            if (b >= 0x80 || b <= 0x20 || b == 0x7F || b == 0x22 || b == 0x3C || b == 0x3E) {
+            if (b >= 0x80 || b <= 0x20 || b == 0x7F || b == 0x22 || b == 0x3C || b == 0x3E || b == 0x60 || b == 0x7B || b == 0x7D) {
                 out.append('%').append(HEX[b shr 4]).append(HEX[b and 0xF])
             } else {
                 out.append('\u0000' + b)

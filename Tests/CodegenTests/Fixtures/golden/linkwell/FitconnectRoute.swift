@@ -123,7 +123,7 @@ private enum FitconnectRouteTable {
     }
 
     static func resolve(path: String, query: String?, fragment: String?, allowed: UInt64) -> (route: String, parameters: [String: String])? {
-        let segs = segments(path)
+        let segs = segments(rawPunctuationEncoded(path))
         var excluded: UInt64 = 0
         let items = query.map(queryItems) ?? []
         for entry in entries {
@@ -137,7 +137,7 @@ private enum FitconnectRouteTable {
             var ok = true
             for name in entry.requiredQuery where ok {
                 var found = false
-                for item in items where item.name == name {
+                for item in items where item.name == name || (item.name.contains("%") && decode(item.name) == name) {
                     guard let v = item.value, !v.isEmpty else {
                         ok = false
                         break
@@ -149,7 +149,9 @@ private enum FitconnectRouteTable {
             }
             guard ok else { continue }
             for name in entry.optionalQuery {
-                if let item = items.first(where: { $0.name == name }) { params[name] = item.value.map(decode) ?? "" }
+                if let item = items.first(where: { $0.name == name || ($0.name.contains("%") && decode($0.name) == name) }) {
+                    params[name] = item.value.map(decode) ?? ""
+                }
             }
             if let f = entry.fragment, let fragment { params[f] = decode(fragment) }
             if entry.apps & ~excluded & allowed == 0 {
@@ -303,11 +305,25 @@ private enum FitconnectRouteTable {
 
     static let hex = Array("0123456789ABCDEF".utf8)
 
-    /// Raw non-ASCII bytes, controls, space, `"`, `<`, `>` percent-encoded, as a browser sends them.
+    /// `|`, `^`, `[`, `]` percent-encoded in a path: literals hold them encoded, browsers send them raw.
+    static func rawPunctuationEncoded(_ path: String) -> String {
+        var out: [UInt8] = []
+        for b in path.utf8 {
+            if b == UInt8(ascii: "|") || b == UInt8(ascii: "^") || b == UInt8(ascii: "[") || b == UInt8(ascii: "]") {
+                out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 0xF)]]
+            } else {
+                out.append(b)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Raw non-ASCII bytes, controls, space, `"`, `<`, `>`, backtick and braces percent-encoded, as a browser sends them.
     static func browserNormalized(_ s: String) -> String {
         var out: [UInt8] = []
         for b in s.utf8 {
-            if b >= 0x80 || b <= 0x20 || b == 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "<") || b == UInt8(ascii: ">") {
+            if b >= 0x80 || b <= 0x20 || b == 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "<") || b == UInt8(ascii: ">")
+                || b == UInt8(ascii: "`") || b == UInt8(ascii: "{") || b == UInt8(ascii: "}") {
                 out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 0xF)]]
             } else {
                 out.append(b)
