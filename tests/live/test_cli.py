@@ -36,8 +36,9 @@ def test_validate_default_config_ok():
     r = run("validate", "--website-upstream", "http://127.0.0.1:3000")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().endswith("OK — 3 site(s), 5 route(s), 11 warning(s)")
-    # The platform limits, each once per site with an example URL, and two landing-page warnings.
-    lines = [l for l in r.stdout.splitlines() if ": warning: " in l]
+    # The platform limits, each once per site with an example URL, and two landing-page warnings
+    # (diagnostics go to stderr, the verdict to stdout).
+    lines = [l for l in r.stderr.splitlines() if ": warning: " in l]
     limits = [l for l in lines if ": warning: platform limit (" in l]
     assert len(limits) == 9 and all("(e.g. https://" in l for l in limits)
     assert len(lines) == 11
