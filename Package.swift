@@ -15,6 +15,11 @@ let package = Package(
         .library(name: "LinkRouting", targets: ["LinkRouting"]),
         .library(name: "PlatformMatchers", targets: ["PlatformMatchers"]),
         .library(name: "Association", targets: ["Association"]),
+        // For the libFuzzer harnesses in fuzz/ (their own package, which depends on this one by path).
+        .library(name: "LinkwellJSON", targets: ["LinkwellJSON"]),
+        .library(name: "LandingPages", targets: ["LandingPages"]),
+        .library(name: "MicroHTTP", targets: ["MicroHTTP"]),
+        .library(name: "LinkServer", targets: ["LinkServer"]),
         .executable(name: "linkwell", targets: ["linkwell"]),
     ],
     targets: [

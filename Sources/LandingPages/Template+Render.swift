@@ -111,10 +111,15 @@ struct Renderer {
     var stack: [TemplateValue]
     var out: [UInt8]
     var partialDepth = 0
+    var partialExpansions = 0
 
     /// Deeper partial nesting renders nothing (a partial that includes itself without a
     /// section that ends the recursion).
     static let maximumPartialDepth = 64
+    /// Partials expanded in one rendering; past it partials render nothing. The depth bound alone
+    /// does not bound the work: a partial that includes itself twice expands 2^64 times (found by
+    /// fuzz-mustache, docs/fuzzing.md). Data-driven recursion over a real tree stays far below.
+    static let maximumPartialExpansions = 10_000
 
     init(
         code: UnsafeBufferPointer<Program.Instruction>, text: UnsafeBufferPointer<UInt8>,
@@ -201,8 +206,9 @@ struct Renderer {
                 }
                 i = bodyEnd
             case .partial:
-                if partialDepth < Renderer.maximumPartialDepth {
+                if partialDepth < Renderer.maximumPartialDepth, partialExpansions < Renderer.maximumPartialExpansions {
                     partialDepth += 1
+                    partialExpansions += 1
                     let extra = instruction.c == 0 ? indent : indent + indents[Int(instruction.c)]
                     run(Int(instruction.a), Int(instruction.b), indent: extra)
                     partialDepth -= 1

@@ -53,6 +53,16 @@ public enum ConfigLoader {
     /// - Throws: ``Failure`` when the bytes are not JSON5 or do not fit the config model (missing
     ///   required key, wrong type, unknown enum value).
     public static func decode(_ data: Data, file: String) throws(Failure) -> (config: LinkwellConfig, warnings: [Diagnostic]) {
+        // Foundation's JSON5 scanner traps (a crash, not an error) on some invalid UTF-8, e.g. in
+        // an unquoted key; found by fuzz/harnesses fuzz-config (docs/fuzzing.md).
+        if let bad = invalidUTF8(data) {
+            throw Failure(diagnostics: [
+                Diagnostic(
+                    .error, file: file, at: "(file)", value: String(format: "byte 0x%02X", bad.byte),
+                    "is not valid UTF-8 at line \(bad.line), column \(bad.column)",
+                    fix: "save the file as UTF-8 (a Latin-1 or Windows-1252 editor setting writes such bytes)")
+            ])
+        }
         if let syntax = JSON5Syntax.check(Array(data)) {
             var d = Diagnostic(.error, file: file, at: "(syntax)", "\(syntax.message)", fix: syntax.fix)
             d.position = SourcePosition(line: syntax.line, column: syntax.column, text: syntax.sourceLine)
@@ -96,6 +106,26 @@ public enum ConfigLoader {
         init(from decoder: any Decoder) throws {
             config = try LinkwellConfig(from: decoder)
             keys = (try? KeyTree(from: decoder)) ?? .leaf
+        }
+    }
+
+    /// The first byte that does not begin a valid UTF-8 sequence, with its line and column
+    /// (1-based; the column counts characters). Nil for valid UTF-8.
+    static func invalidUTF8(_ data: Data) -> (byte: UInt8, line: Int, column: Int)? {
+        let bytes = [UInt8](data)
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var line = 1, column = 1, offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case let .scalarValue(scalar):
+                offset += UTF8.width(scalar)
+                if scalar == "\n" { line += 1; column = 1 } else { column += 1 }
+            case .emptyInput:
+                return nil
+            case .error:
+                return (bytes[offset], line, column)
+            }
         }
     }
 

@@ -14,7 +14,7 @@ final class QRCodeCache: Sendable {
         var bytes = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let byteBudget: Int
     let largestEntry: Int
     static let defaultByteBudget = 4 * 1024 * 1024
@@ -57,9 +57,9 @@ final class PreviewCardCache: Sendable {
         var paths: [String: String] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Renders one at a time (and never the same card twice while it is cached).
-    private let rendering = Mutex<Void>(())
+    private let rendering = Locked<Void>(())
     let budgetBytes: Int
     static let defaultBudgetBytes = 32 * 1024 * 1024
     static let pathCapacity = 8192

@@ -6,5 +6,5 @@
 //                       StaticAssets from public/, ProxyTrust, the PageRenderer
 //   Responder           (Snapshot, RequestFacts) → ResponderResult (response, kind, site, route, client)
 //   PageRenderer        seam for landing pages; LandingPageRenderer is the default
-//   ServerRuntime       current snapshot behind a Mutex, reload, public/admin handlers
+//   ServerRuntime       current snapshot behind a lock (Locked), reload, public/admin handlers
 //   Metrics, EventLog   Prometheus text; one JSON (or text) line per request/event on stdout

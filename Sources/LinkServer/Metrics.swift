@@ -22,8 +22,8 @@ public final class Metrics: Sendable {
         var durationCount = 0
     }
 
-    private let state = Mutex(State())
-    private let connectionSource = Mutex<(@Sendable () -> HTTPConnectionStatistics)?>(nil)
+    private let state = Locked(State())
+    private let connectionSource = Locked<(@Sendable () -> HTTPConnectionStatistics)?>(nil)
     private let reloadSuccesses = Atomic<Int>(0)
     private let reloadFailures = Atomic<Int>(0)
     /// Unix time in milliseconds of the last snapshot that loaded (0: none).

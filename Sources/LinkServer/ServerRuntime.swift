@@ -14,9 +14,9 @@ public final class ServerRuntime: Sendable {
     public let configPath: String
     public let metrics: Metrics
     public let log: EventLog
-    private let current: Mutex<Snapshot>
+    private let current: Locked<Snapshot>
     /// Serialises reloads (SIGHUP and the file watcher).
-    private let reloading = Mutex<Void>(())
+    private let reloading = Locked<Void>(())
 
     /// Per-request log lines (`--access-log off` drops them; metrics still count every request).
     public let accessLog: Bool
@@ -26,7 +26,7 @@ public final class ServerRuntime: Sendable {
         self.configPath = configPath
         self.metrics = Metrics(version: version)
         self.log = log
-        self.current = Mutex(initial)
+        self.current = Locked(initial)
         metrics.recordInitialLoad()
     }
 

@@ -88,7 +88,7 @@ final class ConnectionTracker: Sendable {
         var stopped = false
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
     let connectionLimit: Int
     let perAddressLimit: Int
     let exempt: [IPNetwork]

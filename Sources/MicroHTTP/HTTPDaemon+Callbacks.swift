@@ -21,7 +21,7 @@ final class DaemonContext: @unchecked Sendable {
     let inFlight = Atomic<Int>(0)
     let quiescing = Atomic<Bool>(false)
     /// Lines logged while a daemon is starting, to explain a failure; nil when not capturing.
-    private let startupLog = Mutex<[String]?>(nil)
+    private let startupLog = Locked<[String]?>(nil)
     /// The C side of the log route: `MHDCallbacks.log` plus this context.
     let cLogger: UnsafeMutablePointer<CMicroHTTPD_Logger>
 

@@ -17,7 +17,7 @@ public final class HTTPDaemon: Sendable {
     public let boundAddresses: [ListenAddress]
 
     private let context: DaemonContext
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State: ~Copyable {
         var daemons: [OpaquePointer]
@@ -53,7 +53,7 @@ public final class HTTPDaemon: Sendable {
         }
         self.context = context
         self.boundAddresses = bound
-        self.state = Mutex(State(daemons: daemons))
+        self.state = Locked(State(daemons: daemons))
         context.tracker.startWatchdog()
     }
 

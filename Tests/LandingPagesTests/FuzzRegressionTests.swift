@@ -1,0 +1,41 @@
+// Inputs the fuzzers (fuzz/harnesses, docs/fuzzing.md) found hanging or crashing, kept as tests.
+
+import Foundation
+import LinkwellJSON
+import Testing
+@testable import LandingPages
+
+@Suite("Fuzz regressions: Mustache")
+struct MustacheFuzzRegressionTests {
+    /// fuzz-mustache timeout-444c1d1e: `template \0 partial \0 value`; the partial `p` includes
+    /// itself twice, which expanded 2^64 times under the depth bound alone.
+    static let timeoutInput = Array(Data(base64Encoded: "fCBUaGlzIjxmb290QD18DQp7ez5wfX0NCnwADw8PDw8PD3wNCnt7PnB9fQ1vb3RAPXwNCnt7PnB9fQ0KfAAPDw8PDw8PfA0Ke3s+cH19CnwADw8PDw8PDw8PDw+PDw8PDw8gSXMKICB7eyNib29sZWHh4eHh4eHh4evh4eHh4eHh4eHh4eHh4eHh4eHh1+Hh4eHh4eHh4eHh4eHh4eF7fQ==")!)
+
+    @Test("a partial that includes itself twice stops after the expansion budget", arguments: [TemplateMode.spec, .html])
+    func doublyRecursivePartial(mode: TemplateMode) throws {
+        let template = try Template(name: "t", source: "{{>a}}", mode: mode, partials: ["a": "x{{>a}}{{>a}}"])
+        #expect(template.render([:]) == String(repeating: "x", count: Renderer.maximumPartialExpansions))
+    }
+
+    /// (In HTML mode this template does not compile: its partial sits inside a tag.)
+    @Test("the fuzzer's input renders in spec mode, bounded by the budget")
+    func fuzzerInput() throws {
+        let parts = Self.timeoutInput.split(separator: 0, maxSplits: 2, omittingEmptySubsequences: false)
+        let source = String(decoding: parts[0], as: UTF8.self), partial = String(decoding: parts[1], as: UTF8.self)
+        let value = (try? JSONValue.parse(Array(parts[2]))).map(TemplateValue.init(json:)) ?? .string(String(decoding: parts[2], as: UTF8.self))
+        let template = try Template(name: "fuzz", source: source, mode: .spec, partials: ["p": partial])
+        let bytes = template.renderBytes(value)
+        #expect(bytes.count <= source.utf8.count + Renderer.maximumPartialExpansions * (partial.utf8.count + 8))
+        #expect(bytes.count > Renderer.maximumPartialExpansions)
+    }
+
+    @Test("data-driven recursion over a tree still renders every node")
+    func treeRecursion() throws {
+        func node(_ depth: Int) -> TemplateValue {
+            depth == 0 ? ["name": "leaf", "kids": []] : ["name": .string("n\(depth)"), "kids": [node(depth - 1), node(depth - 1)]]
+        }
+        let template = try Template(name: "t", source: "{{>n}}", mode: .spec, partials: ["n": "{{name}};{{#kids}}{{>n}}{{/kids}}"])
+        let rendered = template.render(node(10))
+        #expect(rendered.split(separator: ";").count == (1 << 11) - 1)
+    }
+}

@@ -1,0 +1,30 @@
+// The Mustache engine on arbitrary templates and values, in both modes (the spec's, and the
+// contextual HTML escaping of the landing pages). Input: `template \0 partial \0 json-value`;
+// the partial is available as `{{>p}}` (and may include itself). Properties: a template that
+// compiles renders any value; rendering is deterministic; in HTML mode a plain string value never
+// reaches the page as markup (no `<` from the value survives unescaped).
+import FuzzSupport
+import LandingPages
+import LinkwellJSON
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzMustache(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = fuzzBytes(data, size)
+    guard bytes.count <= 16 * 1024 else { return -1 }
+    let (templateBytes, rest) = splitOnce(bytes)
+    let (partialBytes, valueBytes) = splitOnce(rest)
+    let source = text(templateBytes)
+    let partials = ["p": text(partialBytes)]
+    let value: TemplateValue = (try? JSONValue.parse(valueBytes)).map(TemplateValue.init(json:)) ?? .string(text(valueBytes))
+    for mode in [TemplateMode.spec, .html(allowedSchemes: ["myapp"])] {
+        guard let template = try? Template(name: "fuzz", source: source, mode: mode, partials: partials) else { continue }
+        let first = template.renderBytes(value)
+        fuzzCheck(first == template.renderBytes(value), "rendering is not deterministic")
+        if mode != .spec, !templateBytes.contains(UInt8(ascii: "<")), !partialBytes.contains(UInt8(ascii: "<")) {
+            // Nothing in the template writes markup, so any '<' would come from a value. (Bytes,
+            // not Characters: "<" followed by a combining mark is one Character.)
+            fuzzCheck(!first.contains(UInt8(ascii: "<")), "HTML mode let a value's '<' through: \(text(first).debugDescription)")
+        }
+    }
+    return 0
+}

@@ -1,0 +1,61 @@
+// The path-pattern compiler on arbitrary text. Each input is compiled as a route path and as an
+// exclusion (trailing `*` allowed). Properties: an error names a column inside the text; a
+// pattern covers and overlaps itself; a route that compiles goes through the whole generator
+// (route table, AASA, assetlinks) and both generated files are accepted by the platforms'
+// readers (Apple's, Android 15's and 16's): a rejected file would break every link of the site.
+// For one input in 8 the invariant check (parser vs both matchers on sample URLs) runs too; its
+// differences are `linkwell validate` warnings, not crashes (docs/fuzzing.md, "Findings").
+import Association
+import FuzzSupport
+import LinkRouting
+import PlatformMatchers
+
+let ios = IOSAppConfig(id: "ios", teamID: "ABCDE12345", bundleID: "com.example.app")
+let android = AndroidAppConfig(
+    id: "android", package: "com.example.app",
+    fingerprints: ["AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89"])
+
+func compile(_ source: String, allowTrailingStar: Bool) -> PathPattern? {
+    do {
+        let p = try PathPattern(parsing: source, allowTrailingStar: allowTrailingStar)
+        fuzzCheck(p.covers(p) && p.overlaps(p), "pattern '\(source)' does not cover/overlap itself")
+        return p
+    } catch {
+        let length = Array(source).count
+        fuzzCheck((1...length + 1).contains(error.column), "column \(error.column) outside '\(source)' (\(length) characters)")
+        _ = error.description
+        return nil
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPathPattern(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = fuzzBytes(data, size)
+    guard bytes.count <= 512 else { return -1 }
+    let source = text(bytes)
+    _ = compile(source, allowTrailingStar: true)
+    guard compile(source, allowTrailingStar: false) != nil else { return 0 }
+    let site = SiteConfig(
+        name: "s", domains: ["example.com"], ios: [ios], android: [android],
+        routes: [.route(RouteConfig(name: "r", path: source))])
+    guard let table = try? RouteTable(config: LinkwellConfig(sites: [site])) else { return 0 }
+    for compiled in table.sites {
+        let aasa = AASAGenerator.bytes(for: compiled)
+        do { _ = try AppleMatcher(json: text(aasa)) } catch {
+            fuzzFail("path '\(source)': the generated AASA is rejected: \(error)\n\(text(aasa))")
+        }
+        let assetlinks = AssetLinksGenerator.bytes(for: compiled)
+        for generation in AndroidParserGeneration.allCases {
+            if case let .failure(rejection) = AssetLinksFile.parse(assetlinks, generation: generation) {
+                fuzzFail("path '\(source)': \(generation) rejects the generated assetlinks.json: \(rejection)\n\(text(assetlinks))")
+            }
+        }
+        // The check runs both matchers over every sample URL, ~10x the rest: one input in 8
+        // (chosen by a hash of the bytes, so a run reproduces).
+        if bytes.reduce(UInt32(2166136261), { ($0 ^ UInt32($1)) &* 16777619 }) % 8 == 0 {
+            let differences = try? InvariantCheck.rawDifferences(site: compiled, aasa: aasa, assetLinks: assetlinks, table: table)
+            _ = differences?.map { $0.diagnostic(file: nil).description }
+        }
+    }
+    return 0
+}

@@ -1,0 +1,4 @@
+// libFuzzer's driver with this harness's LLVMFuzzerTestOneInput (see FuzzSupport.runFuzzer).
+import FuzzSupport
+
+runFuzzer { data, size in fuzzResolve(data, size) }
