@@ -142,12 +142,16 @@ public final class ServerRuntime: Sendable {
         let kind = answered?.kind ?? .error
         let sent = summary.outcome == .completed
         let seconds = answered?.seconds ?? Double(summary.durationNanos) / 1e9
+        // Logged before counted: once /metrics counts a request, its line is in the log's buffer.
+        if accessLog { logRequest(summary, answered: answered, kind: kind, sent: sent) }
         if sent {
             metrics.record(site: answered?.site, kind: kind, status: summary.status, seconds: seconds)
         } else {
             metrics.recordUnsent(outcome: Self.outcomeName(summary.outcome))
         }
-        guard accessLog else { return }
+    }
+
+    private func logRequest(_ summary: HTTPRequestSummary, answered: AnsweredRequest?, kind: RequestKind, sent: Bool) {
         let path = answered?.path ?? logPath(summary.rawTarget)
         let line = RequestLogLine(
             site: answered?.site, method: summary.method, path: path,
