@@ -1,5 +1,6 @@
 import LinkRouting
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 import LinkwellJSON
@@ -29,7 +30,15 @@ public struct EventLog: Sendable {
 
     /// Writes `{"time":…,"event":name, fields…}` (or `time event k=v …`).
     public func event(_ name: String, _ fields: [(String, Value?)]) {
-        let all: [(String, Value?)] = [("time", .string(Self.timestamp())), ("event", .string(name))] + fields
+        write(Self.line(format: format, time: Self.timestamp(), name, fields))
+    }
+
+    /// Held for every write to stdout (here and by `AccessLog`'s writer), so lines never interleave.
+    public static let stdoutLock = Locked<Void>(())
+
+    /// One formatted line (newline included).
+    public static func line(format: Format, time: String, _ name: String, _ fields: [(String, Value?)]) -> String {
+        let all: [(String, Value?)] = [("time", .string(time)), ("event", .string(name))] + fields
         let line: String
         switch format {
         case .json:
@@ -41,22 +50,12 @@ public struct EventLog: Sendable {
                 return "\(k)=\(Self.text(v))"
             }.joined(separator: " ") + "\n"
         }
-        write(line)
+        return line
     }
 
     public func write(_ line: String) {
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if n <= 0 {
-                    if n < 0 && errno == EINTR { continue }
-                    return
-                }
-                offset += n
-            }
-        }
+        var line = line
+        line.withUTF8 { AccessLog.writeLines(fileDescriptor, $0.baseAddress!, $0.count) }
     }
 
     /// `2025-05-01T12:34:56.789Z`

@@ -24,6 +24,7 @@ public final class Metrics: Sendable {
 
     private let state = Locked(State())
     private let connectionSource = Locked<(@Sendable () -> HTTPConnectionStatistics)?>(nil)
+    private let accessLogDroppedSource = Locked<(@Sendable () -> Int)?>(nil)
     private let reloadSuccesses = Atomic<Int>(0)
     private let reloadFailures = Atomic<Int>(0)
     /// Unix time in milliseconds of the last snapshot that loaded (0: none).
@@ -53,6 +54,11 @@ public final class Metrics: Sendable {
     /// The public listener's connection counters (set once the daemon runs).
     public func attach(connectionStatistics: @escaping @Sendable () -> HTTPConnectionStatistics) {
         connectionSource.withLock { $0 = connectionStatistics }
+    }
+
+    /// The buffered access log's count of dropped lines (set when the log is buffered).
+    public func attach(accessLogDropped: @escaping @Sendable () -> Int) {
+        accessLogDroppedSource.withLock { $0 = accessLogDropped }
     }
 
     public func connectionStatistics() -> HTTPConnectionStatistics? {
@@ -102,6 +108,11 @@ public final class Metrics: Sendable {
             out += "# HELP linkwell_connections_closed_total Connections closed by the server, by reason.\n"
             out += "# TYPE linkwell_connections_closed_total counter\n"
             out += "linkwell_connections_closed_total{reason=\"request_head_deadline\"} \(c.closedByHeadDeadline)\n"
+        }
+        if let dropped = accessLogDroppedSource.withLock({ $0 })?() {
+            out += "# HELP linkwell_access_log_dropped_lines_total Request log lines dropped because the log writer was behind (a slow stdout or disk); requests never wait for the log.\n"
+            out += "# TYPE linkwell_access_log_dropped_lines_total counter\n"
+            out += "linkwell_access_log_dropped_lines_total \(dropped)\n"
         }
         out += "# HELP linkwell_request_duration_seconds Time to compute a response.\n"
         out += "# TYPE linkwell_request_duration_seconds histogram\n"

@@ -20,9 +20,13 @@ public final class ServerRuntime: Sendable {
 
     /// Per-request log lines (`--access-log off` drops them; metrics still count every request).
     public let accessLog: Bool
+    /// Where request lines go when set (buffered, see `AccessLog`); else they are written at once
+    /// through `log`.
+    public let accessLogWriter: AccessLog?
 
-    public init(configPath: String, initial: Snapshot, version: String, log: EventLog, accessLog: Bool = true) {
+    public init(configPath: String, initial: Snapshot, version: String, log: EventLog, accessLog: Bool = true, accessLogWriter: AccessLog? = nil) {
         self.accessLog = accessLog
+        self.accessLogWriter = accessLogWriter
         self.configPath = configPath
         self.metrics = Metrics(version: version)
         self.log = log
@@ -138,23 +142,30 @@ public final class ServerRuntime: Sendable {
         let kind = answered?.kind ?? .error
         let sent = summary.outcome == .completed
         let seconds = answered?.seconds ?? Double(summary.durationNanos) / 1e9
+        // Logged before counted: once /metrics counts a request, its line is in the log's buffer.
+        if accessLog { logRequest(summary, answered: answered, kind: kind, sent: sent) }
         if sent {
             metrics.record(site: answered?.site, kind: kind, status: summary.status, seconds: seconds)
         } else {
             metrics.recordUnsent(outcome: Self.outcomeName(summary.outcome))
         }
-        guard accessLog else { return }
+    }
+
+    private func logRequest(_ summary: HTTPRequestSummary, answered: AnsweredRequest?, kind: RequestKind, sent: Bool) {
         let path = answered?.path ?? logPath(summary.rawTarget)
-        log.event("request", [
-            ("site", answered?.site.map { .string($0) }), ("method", .string(summary.method)), ("path", .string(path)),
-            ("status", .int(sent ? summary.status : 0)),
-            ("intended_status", sent ? nil : .int(summary.status)),
-            ("outcome", sent ? nil : .string(Self.outcomeName(summary.outcome))),
-            ("bytes", .int(sent ? summary.bodyBytes : 0)), ("duration_ms", .double(Double(summary.durationNanos) / 1e6)),
-            ("client", .string(answered?.client ?? summary.peerAddress)), ("scheme", answered.map { .string($0.scheme) }),
-            ("route", answered?.route.map { .string($0) }), ("kind", .string(kind.rawValue)),
-            ("rejected_by", summary.rejectedBy.map { .string($0 == .headCheck ? "linkwell" : "libmicrohttpd") }),
-        ])
+        let line = RequestLogLine(
+            site: answered?.site, method: summary.method, path: path,
+            status: sent ? summary.status : 0, intendedStatus: sent ? nil : summary.status,
+            outcome: sent ? nil : Self.outcomeName(summary.outcome),
+            bytes: sent ? summary.bodyBytes : 0, durationNanos: Int(summary.durationNanos),
+            client: answered?.client ?? summary.peerAddress, scheme: answered?.scheme,
+            route: answered?.route, kind: kind.rawValue,
+            rejectedBy: summary.rejectedBy.map { $0 == .headCheck ? "linkwell" : "libmicrohttpd" })
+        if let accessLogWriter {
+            accessLogWriter.record(line)
+        } else {
+            log.event("request", line.fields)
+        }
     }
 
     /// A refused request's target for the log: the path only (unless query strings are logged),

@@ -12,20 +12,34 @@ public enum EntityTag {
     }
 
     /// True when `If-None-Match` matches `etag` under weak comparison (what RFC 9110 requires for
-    /// If-None-Match): `*`, or any listed tag with the same opaque value, `W/` or not.
+    /// If-None-Match): `*`, or any listed tag with the same opaque value, `W/` or not. Compared on
+    /// the header's bytes: no substrings, no Character (grapheme) walk.
     public static func noneMatchHits(_ header: String?, etag: String) -> Bool {
-        guard let header else { return false }
-        let target = opaque(Substring(etag))
-        for raw in header.split(separator: ",") {
-            let item = raw.trimmingSpaces
-            if item == "*" { return true }
-            if opaque(item) == target { return true }
+        guard var header else { return false }
+        var etag = etag
+        return etag.withUTF8 { tag in
+            header.withUTF8 { h in
+                let target = opaque(tag, 0, tag.count)
+                var start = 0
+                while start <= h.count {
+                    var end = start
+                    while end < h.count && h[end] != 0x2C { end += 1 }  // ','
+                    var lo = start, hi = end
+                    while lo < hi && (h[lo] == 0x20 || h[lo] == 0x09) { lo += 1 }
+                    while hi > lo && (h[hi - 1] == 0x20 || h[hi - 1] == 0x09) { hi -= 1 }
+                    if hi - lo == 1 && h[lo] == 0x2A { return true }  // '*'
+                    let item = opaque(h, lo, hi)
+                    if end > start && item.elementsEqual(target) { return true }
+                    start = end + 1
+                }
+                return false
+            }
         }
-        return false
     }
 
-    private static func opaque(_ tag: Substring) -> Substring {
-        tag.hasPrefix("W/") ? tag.dropFirst(2) : tag
+    /// The bytes of `bytes[lo..<hi]` without a leading `W/`.
+    private static func opaque(_ bytes: UnsafeBufferPointer<UInt8>, _ lo: Int, _ hi: Int) -> Slice<UnsafeBufferPointer<UInt8>> {
+        hi - lo >= 2 && bytes[lo] == 0x57 && bytes[lo + 1] == 0x2F ? bytes[(lo + 2)..<hi] : bytes[lo..<hi]
     }
 }
 
