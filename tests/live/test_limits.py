@@ -92,9 +92,12 @@ def test_header_budget_direct(tmp_path, start_server, headers, expected):
 
 @pytest.mark.parametrize("cookies", [80, 150])
 def test_cookies_through_shipped_nginx(tmp_path, start_server, procs, cookies):  # noqa: F811
-    server = start_server(write(tmp_path))
-    http_port, _, _ = start_nginx(tmp_path, procs, server.addresses[0])
-    status, _, body = curl("-H", cookie_header(cookies), "-H", "Host: example.com", f"http://127.0.0.1:{http_port}{AASA_PATH}")
+    config = write(tmp_path)
+    server = start_server(config)
+    # The nginx config `linkwell generate nginx` makes for this config, as deployed.
+    http_port, https_port, cert = start_nginx(tmp_path, procs, config, server.addresses[0], hosts=["example.com"])
+    status, _, body = curl("-H", cookie_header(cookies), "--resolve", f"example.com:{https_port}:127.0.0.1",
+                           "--cacert", str(cert), f"https://example.com:{https_port}{AASA_PATH}")
     assert status == 200
     assert json.loads(body)["applinks"]
 
