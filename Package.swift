@@ -39,6 +39,14 @@ let package = Package(
             pkgConfig: "librsvg-2.0",
             providers: [.apt(["librsvg2-dev"])]
         ),
+        // Short links: Debian libsqlite3-dev.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // Short links: the model, the SQLite store, code generation and collision checks. No server code.
+        .target(name: "LinkStore", dependencies: ["LinkRouting", "CSQLite"]),
         .systemLibrary(
             name: "CQRencode",
             pkgConfig: "libqrencode",
@@ -67,6 +75,7 @@ let package = Package(
         .testTarget(name: "AssociationTests", dependencies: ["Association", "LinkRouting", "PlatformMatchers", "LinkwellJSON"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LandingPagesTests", dependencies: ["LandingPages", "LinkRouting", "LinkwellJSON"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CodegenTests", dependencies: ["Codegen", "LinkRouting", "PlatformMatchers"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore", "LinkRouting"]),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"]),
         .testTarget(name: "LinkServerTests", dependencies: ["LinkServer", "LinkRouting", "Association", "LandingPages", "MicroHTTP", "PlatformMatchers", "LinkwellJSON"]),
     ],

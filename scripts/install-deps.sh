@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 mode="${1:-build}"
 
 # Preview cards: librsvg draws them; DejaVu and Noto (with CJK, Arabic and Hebrew) cover any title.
-pkgs=(libmicrohttpd-dev libqrencode-dev pkg-config librsvg2-dev libcairo2-dev fonts-dejavu-core fonts-noto-core fonts-noto-cjk)
+pkgs=(libmicrohttpd-dev libqrencode-dev libsqlite3-dev pkg-config librsvg2-dev libcairo2-dev fonts-dejavu-core fonts-noto-core fonts-noto-cjk)
 if [ "$mode" = "test" ]; then
   pkgs+=(curl nginx-light caddy chromium chromium-driver default-jre-headless python3-venv wrk
          podman runc debootstrap lld iproute2 systemd kotlin valgrind zsh fish)
