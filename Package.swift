@@ -60,7 +60,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "linkwell",
-            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "LinkServer", "Codegen"]
+            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "LinkServer", "Codegen", "LinkStore"]
         ),
         // The reference side of tests/live/test_codegen.py: LinkRouting's answers for a URL corpus.
         .executableTarget(name: "codegen-reference", dependencies: ["LinkRouting", "Association"], path: "Tests/CodegenReference"),

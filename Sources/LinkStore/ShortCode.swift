@@ -83,14 +83,20 @@ public enum ShortCode {
             return "the code '\(code)' contains '\(bad)'; codes use only A–Z, a–z, 0–9, '-' and '_'"
         }
         if reservedCodes.contains(code) { return "'/\(code)' is served by linkwell itself (association files, assets)" }
-        switch table.resolve(site: site, path: "/" + code, query: nil, fragment: nil) {
-        case let .matched(m):
-            return "'/\(code)' is already route '\(m.route)' of site '\(site.name)'; a short link there would hide it"
-        case let .excluded(_, _, pattern):
-            return "'/\(code)' is excluded by '\(pattern)' on site '\(site.name)'; a short link there would contradict the exclusion"
-        case .noRoute, .unknownHost, .unsupported:
-            return nil
+        // The path alone, then with each route's required query parameters filled in: a route
+        // that needs `?plan=…` still owns `/pricing`.
+        let queries: [String?] = [nil] + site.routes.map(\.requiredQuery).filter { !$0.isEmpty }.map { $0.map { "\($0)=x" }.joined(separator: "&") }
+        for query in queries {
+            switch table.resolve(site: site, path: "/" + code, query: query, fragment: nil) {
+            case let .matched(m):
+                return "'/\(code)' is already route '\(m.route)' of site '\(site.name)'; a short link there would hide it"
+            case let .excluded(_, _, pattern):
+                return "'/\(code)' is excluded by '\(pattern)' on site '\(site.name)'; a short link there would contradict the exclusion"
+            case .noRoute, .unknownHost, .unsupported:
+                continue
+            }
         }
+        return nil
     }
 
     static func isCodeCharacter(_ s: Unicode.Scalar) -> Bool {

@@ -95,7 +95,7 @@ struct ReplayRNG: RandomNumberGenerator {
         ("abc123", nil as String?),
         ("Xy-_9", nil),
         ("signupx", nil),
-        ("pricing", nil),  // the route needs ?plan=…, so /pricing alone is no route
+        ("pricing", "'/pricing' is already route 'pricing' of site 'fit'; a short link there would hide it"),  // needs ?plan=…, still its path
         ("signup", "'/signup' is already route 'signup' of site 'fit'; a short link there would hide it"),
         ("admin", "'/admin' is excluded by '/admin/*' on site 'fit'; a short link there would contradict the exclusion"),
         ("administrator", nil),
