@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what Linkwell needs on Debian, only what is missing. Used by `make run` and `make test`.
-#   scripts/install-deps.sh build   — the C libraries the build links (libmicrohttpd, libqrencode,
+#   scripts/install-deps.sh build   — the C libraries the build links (libmicrohttpd, libqrencode, libsqlite3,
 #                                     librsvg + cairo for preview cards) and the cards' fonts
 #   scripts/install-deps.sh test    — plus curl, nginx, caddy, chromium, a JRE, kotlinc, valgrind and a Python venv
 set -euo pipefail
