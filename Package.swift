@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
         .target(
             name: "LinkServer",
-            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "MicroHTTP"]
+            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "MicroHTTP", "LinkStore"]
         ),
         .executableTarget(
             name: "linkwell",
@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "CodegenTests", dependencies: ["Codegen", "LinkRouting", "PlatformMatchers"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore", "LinkRouting"]),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"]),
-        .testTarget(name: "LinkServerTests", dependencies: ["LinkServer", "LinkRouting", "Association", "LandingPages", "MicroHTTP", "PlatformMatchers", "LinkwellJSON"]),
+        .testTarget(name: "LinkServerTests", dependencies: ["LinkServer", "LinkStore", "LinkRouting", "Association", "LandingPages", "MicroHTTP", "PlatformMatchers", "LinkwellJSON"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -115,3 +115,46 @@ def test_storage_block_and_corrupted_file(config):
     assert r.returncode == 1
     assert f"the link database {broken} is not a valid SQLite database" in r.stderr
     assert f"mv {broken} {broken}.broken" in r.stderr
+
+
+IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Version/17.0 Mobile/15E148 Safari/604.1"
+
+
+def test_served_by_the_server_like_its_target(config, start_server):
+    from conftest import curl
+    ok_json(config, "add", "--code", "spring", "--target", "https://fitconnect.app/signup?referralCode=SPRING26")
+    ok_json(config, "add", "--code", "quick", "--target", "https://fitconnect.app/signup?referralCode=Q1", "--forced-redirect")
+    ok_json(config, "add", "--code", "off1", "--target", "https://fitconnect.app/signup?referralCode=OFF")
+    ok_json(config, "disable", "off1")
+    server = start_server(config)
+    for ua in (IPHONE, "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36"):
+        short = curl("-H", "Host: fitconnect.app", "-A", ua, server.url("/spring"))
+        direct = curl("-H", "Host: fitconnect.app", "-A", ua, server.url("/signup?referralCode=SPRING26"))
+        assert short[0] == direct[0] == 200
+        assert short[2] == direct[2] and b"SPRING26" in short[2]
+    status, headers, _ = curl("-H", "Host: fitconnect.app", server.url("/quick"))
+    assert status == 302 and headers["location"] == "https://fitconnect.app/signup?referralCode=Q1"
+    assert curl("-H", "Host: fitconnect.app", server.url("/off1"))[0] == 404
+    assert curl("-H", "Host: fitconnect.app", server.url("/nope"))[0] == 404
+
+
+def test_reload_picks_up_new_links_and_a_broken_file_keeps_the_last_good_index(config, start_server):
+    import signal
+    from conftest import curl
+    ok_json(config, "add", "--code", "first", "--target", "https://fitconnect.app/signup?referralCode=F1")
+    server = start_server(config)
+    assert curl("-H", "Host: fitconnect.app", server.url("/first"))[0] == 200
+    ok_json(config, "add", "--code", "second", "--target", "https://fitconnect.app/signup?referralCode=S2")
+    assert curl("-H", "Host: fitconnect.app", server.url("/second"))[0] == 404  # read per snapshot, not per request
+    server.signal(signal.SIGHUP)
+    server.wait_for(lambda e: e.get("event") == "reloaded", timeout=15)
+    assert curl("-H", "Host: fitconnect.app", server.url("/second"))[0] == 200
+
+    db = config.parent / "linkwell.db"
+    for extra in ("-wal", "-shm"):
+        Path(str(db) + extra).unlink(missing_ok=True)
+    db.write_bytes(b"garbage" * 1000)
+    server.signal(signal.SIGHUP)
+    failed = server.wait_for(lambda e: e.get("event") == "reload_failed", timeout=15)
+    assert any(f"the link database {db} is not a valid SQLite database" in e for e in failed["errors"])
+    assert curl("-H", "Host: fitconnect.app", server.url("/second"))[0] == 200  # last good snapshot
