@@ -1,6 +1,6 @@
 // The request path's view of the short links: an immutable dictionary built once from all
-// stored links and one route table, to be swapped with the snapshot it belongs to (the server
-// wiring is not built yet). A lookup is a dictionary read; no database call.
+// stored links and one route table, held by the server's snapshot and swapped with it
+// (ServerRuntime.loadSnapshot). A lookup is a dictionary read; no database call.
 
 import Foundation
 import LinkRouting
