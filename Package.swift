@@ -44,6 +44,14 @@ let package = Package(
             pkgConfig: "librsvg-2.0",
             providers: [.apt(["librsvg2-dev"])]
         ),
+        // Short links: Debian libsqlite3-dev.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // Short links: the model, the SQLite store, code generation and collision checks. No server code.
+        .target(name: "LinkStore", dependencies: ["LinkRouting", "CSQLite"]),
         .systemLibrary(
             name: "CQRencode",
             pkgConfig: "libqrencode",
@@ -53,11 +61,11 @@ let package = Package(
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
         .target(
             name: "LinkServer",
-            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "MicroHTTP"]
+            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "MicroHTTP", "LinkStore"]
         ),
         .executableTarget(
             name: "linkwell",
-            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "LinkServer", "Codegen"]
+            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "LinkServer", "Codegen", "LinkStore"]
         ),
         // The reference side of tests/live/test_codegen.py: LinkRouting's answers for a URL corpus.
         .executableTarget(name: "codegen-reference", dependencies: ["LinkRouting", "Association"], path: "Tests/CodegenReference"),
@@ -72,8 +80,9 @@ let package = Package(
         .testTarget(name: "AssociationTests", dependencies: ["Association", "LinkRouting", "PlatformMatchers", "LinkwellJSON"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LandingPagesTests", dependencies: ["LandingPages", "LinkRouting", "LinkwellJSON"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CodegenTests", dependencies: ["Codegen", "LinkRouting", "PlatformMatchers"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore", "LinkRouting"]),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"]),
-        .testTarget(name: "LinkServerTests", dependencies: ["LinkServer", "LinkRouting", "Association", "LandingPages", "MicroHTTP", "PlatformMatchers", "LinkwellJSON"]),
+        .testTarget(name: "LinkServerTests", dependencies: ["LinkServer", "LinkStore", "LinkRouting", "Association", "LandingPages", "MicroHTTP", "PlatformMatchers", "LinkwellJSON"]),
     ],
     swiftLanguageModes: [.v6]
 )

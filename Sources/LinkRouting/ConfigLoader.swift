@@ -247,7 +247,7 @@ public enum ConfigLoader {
                 .fallback: fallback, .notFound: keys(of: NotFoundConfig.CodingKeys.self), .landing: keys(of: LandingConfig.CodingKeys.self),
             ])
         static let root = keys(
-            of: LinkwellConfig.CodingKeys.self, nested: [.server: keys(of: ServerSettings.CodingKeys.self), .sites: .list(site)])
+            of: LinkwellConfig.CodingKeys.self, nested: [.server: keys(of: ServerSettings.CodingKeys.self), .storage: keys(of: StorageSettings.CodingKeys.self), .sites: .list(site)])
     }
 
     /// The document's key structure, decoded with the same JSON5 reader.

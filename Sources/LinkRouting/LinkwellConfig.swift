@@ -23,17 +23,21 @@ public struct LinkwellConfig: Codable, Sendable, Equatable {
     public var schema: String?
     /// Settings of `linkwell serve` (listen addresses, limits); the library and the apps ignore them.
     public var server: ServerSettings?
+    /// Where the short links are stored (`storage: { sqlite: "links.db" }`); nil: `linkwell.db`
+    /// beside the config file. The library and the apps ignore it.
+    public var storage: StorageSettings?
     /// The sites, each with its domains, apps and routes. A URL belongs to the site that lists its host.
     public var sites: [SiteConfig]
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case schema = "$schema"
-        case server, sites
+        case server, storage, sites
     }
 
     /// Builds a config in code instead of reading a file (tests, previews, generated configs).
-    public init(server: ServerSettings? = nil, sites: [SiteConfig]) {
+    public init(server: ServerSettings? = nil, storage: StorageSettings? = nil, sites: [SiteConfig]) {
         self.server = server
+        self.storage = storage
         self.sites = sites
     }
 }
@@ -459,6 +463,19 @@ public struct LandingConfig: Codable, Sendable, Equatable {
         self.defaultLocale = defaultLocale
         self.image = image
     }
+}
+
+/// Where short links live. Only SQLite for now: one file, relative paths from the config file's directory.
+public struct StorageSettings: Codable, Sendable, Equatable {
+    /// Path of the SQLite database file; relative to the config file's directory. Default `linkwell.db`.
+    public var sqlite: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case sqlite
+    }
+
+    /// Settings with the SQLite file at `sqlite` (nil: the default `linkwell.db`).
+    public init(sqlite: String? = nil) { self.sqlite = sqlite }
 }
 
 /// Settings of the running server (`linkwell serve`); all optional with sane defaults.

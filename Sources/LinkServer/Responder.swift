@@ -92,8 +92,7 @@ public enum Responder {
             return result(asset.respond(ifNoneMatch: facts.ifNoneMatch), .staticAsset, site: site.name)
         }
 
-        let resolution = snapshot.table.resolve(site: compiled, path: String(path), query: facts.rawQuery.map(String.init), fragment: nil)
-        if case let .matched(match) = resolution {
+        func answer(_ match: LinkMatch) -> ResponderResult {
             let links = LandingLinks(table: snapshot.table, site: compiled, match: match)
             let decision = FallbackDecision.decide(
                 browser: BrowserFacts(userAgent: facts.userAgent), site: compiled, match: match, links: links)
@@ -101,6 +100,15 @@ public enum Responder {
                 return result(redirect(location, varies: true), .redirect, site: site.name, route: match.route)
             }
             return result(snapshot.renderer.page(for: match, site: compiled, request: facts), .page, site: site.name, route: match.route)
+        }
+        let resolution = snapshot.table.resolve(site: compiled, path: String(path), query: facts.rawQuery.map(String.init), fragment: nil)
+        if case let .matched(match) = resolution { return answer(match) }
+        // A short link `/{code}`: answered as its target would be (from the snapshot's index).
+        if path.count > 1, !path.dropFirst().contains("/"), let short = snapshot.links.lookup(site: compiled.name, code: path.dropFirst()) {
+            if let match = short.match, !short.link.forcedRedirect { return answer(match) }
+            if !short.link.target.contains("\r"), !short.link.target.contains("\n") {
+                return result(redirect(short.link.target), .redirect, site: site.name, route: short.match?.route)
+            }
         }
         if let target = compiled.config.notFound?.redirect, !target.contains("\r"), !target.contains("\n") {
             return result(redirect(target), .redirect, site: site.name)

@@ -5,6 +5,7 @@ import Glibc
 #endif
 import LandingPages
 import LinkRouting
+import LinkStore
 import Synchronization
 import MicroHTTP
 
@@ -52,8 +53,23 @@ public final class ServerRuntime: Sendable {
             failed.validated = nil
             return (nil, failed)
         }
+        // Short links: read once per snapshot from the link database, when it exists (serve never
+        // creates it; 'linkwell links add' does). A broken or locked file fails this load, so a
+        // reload keeps the last good snapshot and its links.
+        var links: [ShortLink] = []
+        let database = LinkStore.databasePath(storage: loaded.validated.table.config.storage, configPath: configPath)
+        if FileManager.default.fileExists(atPath: database) {
+            do {
+                links = try LinkStore(path: database).links()
+            } catch {
+                var failed = report
+                failed.diagnostics.append(Diagnostic(.error, file: database, at: "storage.sqlite", error.description))
+                failed.validated = nil
+                return (nil, failed)
+            }
+        }
         do {
-            return (try Snapshot(loaded: loaded, publicDirectory: dir, configDirectory: Snapshot.configDirectory(configPath)), report)
+            return (try Snapshot(loaded: loaded, publicDirectory: dir, configDirectory: Snapshot.configDirectory(configPath), links: links), report)
         } catch {
             var failed = report
             let file = (error as? LandingTemplateError)?.file ?? dir ?? "public/templates"

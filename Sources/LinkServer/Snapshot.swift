@@ -2,6 +2,7 @@ import Association
 import Foundation
 import LandingPages
 import LinkRouting
+import LinkStore
 import MicroHTTP
 
 /// Everything a request needs, compiled once from a validated route table and `public/`, and
@@ -15,6 +16,9 @@ public final class Snapshot: Sendable {
     public let server: ServerConfiguration
     public let proxyTrust: ProxyTrust
     public let renderer: any PageRenderer
+    /// The short links of this snapshot's route table, read from the link database when the
+    /// snapshot was built (the request path never touches the database).
+    public let links: LinkIndex
     public var logQueryStrings: Bool { server.logQueryStrings }
     /// The folder laid over the shipped `public/` tree (nil: the shipped tree alone).
     public let publicDirectory: String?
@@ -37,9 +41,11 @@ public final class Snapshot: Sendable {
         loaded: LoadedConfig,
         publicDirectory: String?,
         configDirectory: String? = nil,
-        renderer: ((RouteTable) throws -> any PageRenderer)? = nil
+        renderer: ((RouteTable) throws -> any PageRenderer)? = nil,
+        links: [ShortLink] = []
     ) throws {
         let table = loaded.validated.table
+        self.links = LinkIndex(links: links, table: table)
         var files = AssetFiles.embedded
         if let publicDirectory { files = try files.overlaid(directory: publicDirectory, setting: "server.publicDir") }
         for site in table.sites {
@@ -71,10 +77,11 @@ public final class Snapshot: Sendable {
         table: RouteTable,
         publicDirectory: String?,
         configDirectory: String? = nil,
-        renderer: ((RouteTable) throws -> any PageRenderer)? = nil
+        renderer: ((RouteTable) throws -> any PageRenderer)? = nil,
+        links: [ShortLink] = []
     ) throws {
         let loaded = LoadedConfig(validated: ValidatedConfig(file: "", table: table), server: ServerConfiguration(table.config.server))
-        try self.init(loaded: loaded, publicDirectory: publicDirectory, configDirectory: configDirectory, renderer: renderer)
+        try self.init(loaded: loaded, publicDirectory: publicDirectory, configDirectory: configDirectory, renderer: renderer, links: links)
     }
 
     /// The snapshot's view of a compiled site.

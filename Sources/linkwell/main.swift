@@ -15,6 +15,7 @@ let commands: [String: any LinkwellCommand.Type] = [
     "healthcheck": HealthcheckCommand.self,
     "codegen": CodegenCommand.self,
     "completions": CompletionsCommand.self,
+    "links": LinksCommand.self,
 ]
 
 let topHelp = """
@@ -35,6 +36,7 @@ let topHelp = """
       check                     Explain what a URL is: route, parameters, which app claims it and why.
       link                      Build a link for a route from parameters.
       routes                    List the routes of every site.
+      links                     Add, list, show, disable and delete short links (SQLite).
       verify                    Run the Apple or Android matcher on any association file (swcutil stand-in).
       doctor                    Check a live deployment over HTTPS the way Apple and Google fetch it.
       codegen                   Generate the apps' link router (Swift, Kotlin), intent filters and plists.

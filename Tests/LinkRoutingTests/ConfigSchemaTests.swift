@@ -201,6 +201,7 @@ struct ConfigSchemaTests {
         ModelType(NotFoundConfig(), NotFoundConfig.CodingKeys.self),
         ModelType(LandingConfig(), LandingConfig.CodingKeys.self),
         ModelType(ServerSettings(), ServerSettings.CodingKeys.self),
+        ModelType(StorageSettings(), StorageSettings.CodingKeys.self),
     ]
 
     /// Each config type's stored properties against its `CodingKeys`: a property without a key

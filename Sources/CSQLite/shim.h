@@ -1,0 +1,10 @@
+// Debian libsqlite3-dev, reached through this module map for the short-link store (LinkStore).
+#ifndef LINKWELL_CSQLITE_SHIM_H
+#define LINKWELL_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT is a cast macro Swift cannot import: bind a copy of the text.
+static inline int linkwell_sqlite3_bind_text(sqlite3_stmt *stmt, int index, const char *text) {
+    return sqlite3_bind_text(stmt, index, text, -1, SQLITE_TRANSIENT);
+}
+#endif

@@ -1,0 +1,200 @@
+// The short-link store: one SQLite file (WAL mode, busy timeout), its schema brought up to date
+// by numbered migrations recorded in `schema_migrations`. Nothing here runs on the request path:
+// the server reads all links once per change into an in-memory index.
+
+import Foundation
+import LinkRouting
+import Synchronization
+
+/// Short links in a SQLite database. Safe to share between threads (calls are serialised).
+public final class LinkStore: Sendable {
+    /// The database file.
+    public let path: String
+    private let connection: Mutex<SQLiteConnectionBox>
+
+    /// The schema, one migration per version, applied in order inside a transaction each.
+    /// Never edit a released migration: append a new one.
+    static let migrations: [(version: Int, name: String, sql: String)] = [
+        (
+            1, "links",
+            """
+            CREATE TABLE links (
+                site TEXT NOT NULL,
+                code TEXT NOT NULL,
+                target TEXT NOT NULL,
+                disabled INTEGER NOT NULL DEFAULT 0,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL,
+                PRIMARY KEY (site, code)
+            ) WITHOUT ROWID;
+            """
+        ),
+        (
+            2, "link overrides",
+            """
+            ALTER TABLE links ADD COLUMN preview_title TEXT;
+            ALTER TABLE links ADD COLUMN preview_description TEXT;
+            ALTER TABLE links ADD COLUMN preview_image TEXT;
+            ALTER TABLE links ADD COLUMN ios_fallback TEXT;
+            ALTER TABLE links ADD COLUMN android_fallback TEXT;
+            ALTER TABLE links ADD COLUMN desktop_fallback TEXT;
+            ALTER TABLE links ADD COLUMN forced_redirect INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE links ADD COLUMN expires_at INTEGER;
+            """
+        ),
+    ]
+
+    /// The schema version this build writes.
+    public static var currentVersion: Int { migrations.last!.version }
+
+    /// The database file a config uses: `storage.sqlite` relative to the config file's
+    /// directory (absolute paths as they are), else `linkwell.db` beside the config file.
+    public static func databasePath(storage: StorageSettings?, configPath: String) -> String {
+        let file = storage?.sqlite ?? "linkwell.db"
+        if file.hasPrefix("/") { return file }
+        let dir = (configPath as NSString).deletingLastPathComponent
+        return dir.isEmpty ? file : (dir as NSString).appendingPathComponent(file)
+    }
+
+    /// Opens `path` (creating it when missing) and migrates it to ``currentVersion``.
+    /// `upTo` stops at an older version (tests of the migrations).
+    public init(path: String, upTo version: Int? = nil, busyTimeoutMilliseconds: Int32 = 2000) throws(LinkStoreError) {
+        self.path = path
+        let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        try LinkStore.migrate(db, upTo: version ?? LinkStore.currentVersion)
+        connection = Mutex(SQLiteConnectionBox(db: db))
+    }
+
+    /// The versions recorded in `schema_migrations`, in order.
+    public func appliedVersions() throws(LinkStoreError) -> [Int] {
+        try withDB { db throws(LinkStoreError) in try LinkStore.appliedVersions(db) }
+    }
+
+    static func appliedVersions(_ db: SQLiteConnection) throws(LinkStoreError) -> [Int] {
+        var versions: [Int] = []
+        try db.query("SELECT version FROM schema_migrations ORDER BY version") { row in versions.append(Int(row.integer(0) ?? 0)) }
+        return versions
+    }
+
+    static func migrate(_ db: SQLiteConnection, upTo target: Int) throws(LinkStoreError) {
+        try db.exec(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)")
+        let applied = Set(try appliedVersions(db))
+        if let newest = applied.max(), newest > currentVersion {
+            throw LinkStoreError(
+                .tooNew,
+                "the link database \(db.path) has schema version \(newest), newer than this linkwell knows (\(currentVersion)). Run the newer linkwell that wrote it, or restore a backup taken before the upgrade.")
+        }
+        for m in migrations where m.version <= target && !applied.contains(m.version) {
+            try db.transaction { () throws(LinkStoreError) in
+                try db.exec(m.sql)
+                try db.query(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    [.integer(Int64(m.version)), .text(m.name), .date(Date())])
+            }
+        }
+    }
+
+    private func withDB<T>(_ body: (SQLiteConnection) throws(LinkStoreError) -> T) throws(LinkStoreError) -> T {
+        let result: Result<T, LinkStoreError> = connection.withLock { box in
+            do throws(LinkStoreError) { return .success(try body(box.db)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    // MARK: Links
+
+    private static let columns =
+        "site, code, target, preview_title, preview_description, preview_image, ios_fallback, android_fallback, desktop_fallback, forced_redirect, expires_at, disabled, created_at, updated_at"
+
+    private static func values(_ l: ShortLink) -> [SQLiteValue] {
+        [
+            .text(l.site), .text(l.code), .text(l.target), .text(l.previewTitle), .text(l.previewDescription), .text(l.previewImage),
+            .text(l.iosFallback), .text(l.androidFallback), .text(l.desktopFallback), .bool(l.forcedRedirect), .date(l.expiresAt),
+            .bool(l.disabled), .date(l.createdAt), .date(l.updatedAt),
+        ]
+    }
+
+    private static func link(_ r: SQLiteRow) -> ShortLink {
+        ShortLink(
+            code: r.text(1) ?? "", site: r.text(0) ?? "", target: r.text(2) ?? "",
+            previewTitle: r.text(3), previewDescription: r.text(4), previewImage: r.text(5),
+            iosFallback: r.text(6), androidFallback: r.text(7), desktopFallback: r.text(8),
+            forcedRedirect: r.bool(9), expiresAt: r.date(10), disabled: r.bool(11),
+            createdAt: r.date(12) ?? Date(timeIntervalSince1970: 0), updatedAt: r.date(13))
+    }
+
+    /// Adds a new link; fails with `.constraint` when the site already has this code.
+    public func insert(_ link: ShortLink) throws(LinkStoreError) {
+        try withDB { db throws(LinkStoreError) in
+            do throws(LinkStoreError) {
+                try db.query(
+                    "INSERT INTO links (\(LinkStore.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", LinkStore.values(link))
+            } catch where error.kind == .constraint {
+                throw LinkStoreError(
+                    .constraint, "site '\(link.site)' already has a short link '\(link.code)'; pick another code, or let linkwell generate one.")
+            }
+        }
+    }
+
+    /// Adds the link, or replaces the one with its site and code (keeping its creation time).
+    public func upsert(_ link: ShortLink) throws(LinkStoreError) {
+        try withDB { db throws(LinkStoreError) in
+            try db.query(
+                """
+                INSERT INTO links (\(LinkStore.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (site, code) DO UPDATE SET target = excluded.target, preview_title = excluded.preview_title,
+                  preview_description = excluded.preview_description, preview_image = excluded.preview_image,
+                  ios_fallback = excluded.ios_fallback, android_fallback = excluded.android_fallback,
+                  desktop_fallback = excluded.desktop_fallback, forced_redirect = excluded.forced_redirect,
+                  expires_at = excluded.expires_at, disabled = excluded.disabled, updated_at = excluded.updated_at
+                """, LinkStore.values(link))
+        }
+    }
+
+    /// The link with this code on `site`, or nil.
+    public func link(site: String, code: String) throws(LinkStoreError) -> ShortLink? {
+        try withDB { db throws(LinkStoreError) in
+            var found: ShortLink?
+            try db.query("SELECT \(LinkStore.columns) FROM links WHERE site = ? AND code = ?", [.text(site), .text(code)]) { found = LinkStore.link($0) }
+            return found
+        }
+    }
+
+    /// Every link (of `site` when given), ordered by site and code.
+    public func links(site: String? = nil) throws(LinkStoreError) -> [ShortLink] {
+        try withDB { db throws(LinkStoreError) in
+            var out: [ShortLink] = []
+            if let site {
+                try db.query("SELECT \(LinkStore.columns) FROM links WHERE site = ? ORDER BY code", [.text(site)]) { out.append(LinkStore.link($0)) }
+            } else {
+                try db.query("SELECT \(LinkStore.columns) FROM links ORDER BY site, code") { out.append(LinkStore.link($0)) }
+            }
+            return out
+        }
+    }
+
+    /// Sets `disabled` (and `updated_at`); false when there is no such link.
+    @discardableResult
+    public func setDisabled(_ disabled: Bool, site: String, code: String, now: Date = Date()) throws(LinkStoreError) -> Bool {
+        try withDB { db throws(LinkStoreError) in
+            try db.query(
+                "UPDATE links SET disabled = ?, updated_at = ? WHERE site = ? AND code = ?", [.bool(disabled), .date(now), .text(site), .text(code)])
+            return db.changes > 0
+        }
+    }
+
+    /// Deletes the link; false when there is no such link.
+    @discardableResult
+    public func delete(site: String, code: String) throws(LinkStoreError) -> Bool {
+        try withDB { db throws(LinkStoreError) in
+            try db.query("DELETE FROM links WHERE site = ? AND code = ?", [.text(site), .text(code)])
+            return db.changes > 0
+        }
+    }
+}
+
+/// The connection inside the store's mutex (a class, so the Mutex holds a reference).
+struct SQLiteConnectionBox: @unchecked Sendable {
+    let db: SQLiteConnection
+}

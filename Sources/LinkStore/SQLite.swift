@@ -1,0 +1,149 @@
+// A thin, synchronous wrapper over the SQLite C API (CSQLite): open, exec, prepared statements.
+// Every failure becomes a `LinkStoreError` that names the database file.
+
+import CSQLite
+import Foundation
+
+/// What went wrong with the link database, worded for whoever has to fix it.
+public struct LinkStoreError: Error, CustomStringConvertible, Equatable {
+    /// The kind of failure, for code that reacts to it (the CLI's exit status, tests).
+    public enum Kind: Sendable, Equatable {
+        case cannotOpen, corrupt, locked, tooNew, constraint, notFound, invalid, other
+    }
+    public var kind: Kind
+    /// The whole message: the file, what happened and what to do.
+    public var description: String
+
+    public init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+}
+
+/// One open SQLite connection. Not shared between threads (the store serialises its use).
+final class SQLiteConnection {
+    let path: String
+    private var db: OpaquePointer?
+
+    /// Opens (creating when missing) `path`, sets the busy timeout and WAL mode, and checks that
+    /// the file is a database at all.
+    init(path: String, busyTimeoutMilliseconds: Int32 = 2000) throws(LinkStoreError) {
+        self.path = path
+        var handle: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        db = handle
+        guard rc == SQLITE_OK else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(handle)
+            db = nil
+            throw LinkStoreError(
+                .cannotOpen,
+                "cannot open the link database \(path): \(message). Check that its directory exists and is writable by this user, or set storage.sqlite in the config to another path.")
+        }
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        sqlite3_extended_result_codes(handle, 1)
+        // The first read of the header: a file that is not a database fails here.
+        try exec("PRAGMA journal_mode=WAL")
+        try exec("PRAGMA foreign_keys=ON")
+    }
+
+    deinit { sqlite3_close_v2(db) }
+
+    /// Runs statements that return no rows.
+    func exec(_ sql: String) throws(LinkStoreError) {
+        var errmsg: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(db, sql, nil, nil, &errmsg)
+        let message = errmsg.map { String(cString: $0) }
+        sqlite3_free(errmsg)
+        if rc != SQLITE_OK && rc != SQLITE_ROW { throw error(rc, message: message) }
+    }
+
+    /// Prepares, binds and runs `sql`, calling `row` for every result row.
+    func query(_ sql: String, _ bindings: [SQLiteValue] = [], row: (SQLiteRow) throws(LinkStoreError) -> Void = { _ in }) throws(LinkStoreError) {
+        var stmt: OpaquePointer?
+        let prc = sqlite3_prepare_v2(db, sql, -1, &stmt, nil)
+        guard prc == SQLITE_OK, let stmt else { throw error(prc, message: nil) }
+        defer { sqlite3_finalize(stmt) }
+        for (i, value) in bindings.enumerated() {
+            let index = Int32(i + 1)
+            let brc: Int32
+            switch value {
+            case .null: brc = sqlite3_bind_null(stmt, index)
+            case let .integer(v): brc = sqlite3_bind_int64(stmt, index, v)
+            case let .text(v): brc = linkwell_sqlite3_bind_text(stmt, index, v)
+            }
+            guard brc == SQLITE_OK else { throw error(brc, message: nil) }
+        }
+        while true {
+            let rc = sqlite3_step(stmt)
+            if rc == SQLITE_DONE { return }
+            guard rc == SQLITE_ROW else { throw error(rc, message: nil) }
+            try row(SQLiteRow(stmt: stmt))
+        }
+    }
+
+    /// Rows changed by the last INSERT/UPDATE/DELETE.
+    var changes: Int { Int(sqlite3_changes(db)) }
+
+    /// Runs `body` in one IMMEDIATE transaction (the write lock taken up front, so a busy
+    /// database fails at BEGIN instead of half way), rolled back when it throws.
+    func transaction<T>(_ body: () throws(LinkStoreError) -> T) throws(LinkStoreError) -> T {
+        try exec("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try exec("COMMIT")
+            return value
+        } catch {
+            try? exec("ROLLBACK")
+            throw error
+        }
+    }
+
+    func error(_ rc: Int32, message: String?) -> LinkStoreError {
+        let text = message ?? db.map { String(cString: sqlite3_errmsg($0)) } ?? "error \(rc)"
+        switch rc & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return LinkStoreError(
+                .locked,
+                "the link database \(path) is locked by another process (\(text)). Another 'linkwell' may be writing a large change, or a tool such as 'sqlite3' holds a transaction open: close it and try again.")
+        case SQLITE_NOTADB, SQLITE_CORRUPT:
+            return LinkStoreError(
+                .corrupt,
+                "the link database \(path) is not a valid SQLite database (\(text)). Restore it from a backup, or move it away (e.g. 'mv \(path) \(path).broken') to start an empty one, or point storage.sqlite in the config at the right file.")
+        case SQLITE_CONSTRAINT:
+            return LinkStoreError(.constraint, "the link database \(path) refused the change: \(text)")
+        case SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM:
+            return LinkStoreError(
+                .cannotOpen,
+                "cannot write the link database \(path) (\(text)). Check that the file and its directory are writable by this user.")
+        default:
+            return LinkStoreError(.other, "the link database \(path) failed: \(text) (SQLite code \(rc))")
+        }
+    }
+}
+
+/// A value bound to a `?` of a statement.
+enum SQLiteValue {
+    case null
+    case integer(Int64)
+    case text(String)
+
+    static func text(_ s: String?) -> SQLiteValue { s.map(SQLiteValue.text) ?? .null }
+    static func bool(_ b: Bool) -> SQLiteValue { .integer(b ? 1 : 0) }
+    static func date(_ d: Date?) -> SQLiteValue { d.map { .integer(Int64($0.timeIntervalSince1970)) } ?? .null }
+}
+
+/// The current row of a statement, read by column index.
+struct SQLiteRow {
+    let stmt: OpaquePointer
+
+    func text(_ i: Int32) -> String? {
+        guard sqlite3_column_type(stmt, i) != SQLITE_NULL, let p = sqlite3_column_text(stmt, i) else { return nil }
+        return String(cString: p)
+    }
+    func integer(_ i: Int32) -> Int64? {
+        sqlite3_column_type(stmt, i) == SQLITE_NULL ? nil : sqlite3_column_int64(stmt, i)
+    }
+    func bool(_ i: Int32) -> Bool { (integer(i) ?? 0) != 0 }
+    func date(_ i: Int32) -> Date? { integer(i).map { Date(timeIntervalSince1970: TimeInterval($0)) } }
+}

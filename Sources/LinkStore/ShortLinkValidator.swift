@@ -1,0 +1,56 @@
+// What a short link may point at, checked against the site's route table before it is stored.
+
+import LinkRouting
+
+/// The target of a short link, as the route table sees it.
+public enum ShortLinkTarget: Sendable, Equatable {
+    /// A deep link: the app opens `route` (the landing page is that route's page).
+    case route(String)
+    /// A page on one of the site's own domains that no route claims: the browser opens it.
+    case webPage
+}
+
+/// Checks short links before they are written.
+public enum ShortLinkValidator {
+    /// What `link` points at, or the reason it cannot be stored: its code must be free on its
+    /// site (``ShortCode/conflict(code:site:table:)``), its target an http(s) URL on one of the
+    /// site's domains or a custom-scheme link of its apps, and its fallbacks http(s) URLs.
+    public static func check(_ link: ShortLink, table: RouteTable) -> Result<ShortLinkTarget, ShortLinkRefusal> {
+        guard let site = table.site(named: link.site) else {
+            return .failure(ShortLinkRefusal("there is no site '\(link.site)'; the config's sites are \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))"))
+        }
+        if let reason = ShortCode.conflict(code: link.code, site: site, table: table) { return .failure(ShortLinkRefusal(reason)) }
+        for (name, value) in [("iOS fallback", link.iosFallback), ("Android fallback", link.androidFallback), ("desktop fallback", link.desktopFallback), ("preview image", link.previewImage)] {
+            if let value, !(value.hasPrefix("https://") || value.hasPrefix("http://")) {
+                return .failure(ShortLinkRefusal("the \(name) '\(value)' is not an http(s) URL"))
+            }
+        }
+        switch table.resolve(link.target) {
+        case let .matched(m) where m.site == site.name:
+            return .success(.route(m.route))
+        case let .matched(m):
+            return .failure(ShortLinkRefusal("the target '\(link.target)' belongs to site '\(m.site)', not '\(site.name)'; add the link there (--site \(m.site))"))
+        case let .noRoute(s) where s == site.name:
+            return link.target.hasPrefix("https://") || link.target.hasPrefix("http://")
+                ? .success(.webPage)
+                : .failure(ShortLinkRefusal("the target '\(link.target)' uses an app scheme but no route of site '\(site.name)' accepts it"))
+        case let .excluded(s, _, pattern) where s == site.name:
+            return link.target.hasPrefix("https://") || link.target.hasPrefix("http://")
+                ? .success(.webPage)
+                : .failure(ShortLinkRefusal("the target '\(link.target)' is excluded by '\(pattern)'"))
+        case .noRoute(let s), .excluded(let s, _, _):
+            return .failure(ShortLinkRefusal("the target '\(link.target)' belongs to site '\(s)', not '\(site.name)'; add the link there (--site \(s))"))
+        case let .unknownHost(host):
+            return .failure(ShortLinkRefusal(
+                "the target host '\(host)' is not a domain of site '\(site.name)' (\(site.config.domains.joined(separator: ", "))); short links lead only to the site's own domains and app schemes (no open redirects)"))
+        case let .unsupported(why):
+            return .failure(ShortLinkRefusal("the target is not a link Linkwell can serve: \(why)"))
+        }
+    }
+}
+
+/// Why a short link was refused (the whole sentence).
+public struct ShortLinkRefusal: Error, Equatable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
