@@ -15,7 +15,7 @@ ARG BINARY_FROM=build
 # ---- build: the release binary, Swift runtime linked in statically --------------------------
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libmicrohttpd-dev libqrencode-dev libsqlite3-dev librsvg2-dev libcairo2-dev \
+ && apt-get install -y --no-install-recommends libmicrohttpd-dev libqrencode-dev libsqlite3-dev libpq-dev librsvg2-dev libcairo2-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -33,9 +33,9 @@ FROM ${BINARY_FROM} AS binary
 FROM ${RUNTIME_IMAGE} AS runtime
 # The packages may already be in a custom RUNTIME_IMAGE; then nothing is downloaded.
 # librsvg2-2 and the fonts draw the generated preview cards (any script: Latin, CJK, Arabic, Hebrew).
-RUN if ! dpkg -s libmicrohttpd12 libqrencode4 libsqlite3-0 librsvg2-2 fonts-dejavu-core fonts-noto-core fonts-noto-cjk ca-certificates >/dev/null 2>&1; then \
+RUN if ! dpkg -s libmicrohttpd12 libqrencode4 libsqlite3-0 libpq5 librsvg2-2 fonts-dejavu-core fonts-noto-core fonts-noto-cjk ca-certificates >/dev/null 2>&1; then \
       apt-get update \
-      && apt-get install -y --no-install-recommends libmicrohttpd12 libqrencode4 libsqlite3-0 librsvg2-2 fonts-dejavu-core fonts-noto-core fonts-noto-cjk ca-certificates \
+      && apt-get install -y --no-install-recommends libmicrohttpd12 libqrencode4 libsqlite3-0 libpq5 librsvg2-2 fonts-dejavu-core fonts-noto-core fonts-noto-cjk ca-certificates \
       && rm -rf /var/lib/apt/lists/*; \
     fi \
  && groupadd --gid 10001 linkwell \

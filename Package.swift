@@ -50,8 +50,14 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // Short links: the model, the SQLite store, code generation and collision checks. No server code.
-        .target(name: "LinkStore", dependencies: ["LinkRouting", "CSQLite"]),
+        // Short links with several instances on one database: Debian libpq-dev.
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        // Short links: the model, the SQLite and PostgreSQL stores, code generation and collision checks. No server code.
+        .target(name: "LinkStore", dependencies: ["LinkRouting", "CSQLite", "CPostgres"]),
         .systemLibrary(
             name: "CQRencode",
             pkgConfig: "libqrencode",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what Linkwell needs on Debian, only what is missing. Used by `make run` and `make test`.
-#   scripts/install-deps.sh build   — the C libraries the build links (libmicrohttpd, libqrencode, libsqlite3,
+#   scripts/install-deps.sh build   — the C libraries the build links (libmicrohttpd, libqrencode, libsqlite3, libpq,
 #                                     librsvg + cairo for preview cards) and the cards' fonts
 #   scripts/install-deps.sh test    — plus curl, nginx, caddy, chromium, a JRE, kotlinc, valgrind and a Python venv
 set -euo pipefail
@@ -8,10 +8,10 @@ cd "$(dirname "$0")/.."
 mode="${1:-build}"
 
 # Preview cards: librsvg draws them; DejaVu and Noto (with CJK, Arabic and Hebrew) cover any title.
-pkgs=(libmicrohttpd-dev libqrencode-dev libsqlite3-dev pkg-config librsvg2-dev libcairo2-dev fonts-dejavu-core fonts-noto-core fonts-noto-cjk)
+pkgs=(libmicrohttpd-dev libqrencode-dev libsqlite3-dev libpq-dev pkg-config librsvg2-dev libcairo2-dev fonts-dejavu-core fonts-noto-core fonts-noto-cjk)
 if [ "$mode" = "test" ]; then
   pkgs+=(curl nginx-light caddy chromium chromium-driver default-jre-headless python3-venv wrk
-         podman runc debootstrap lld iproute2 systemd kotlin valgrind zsh fish)
+         podman runc debootstrap lld iproute2 systemd kotlin valgrind zsh fish postgresql)
 fi
 
 missing=()

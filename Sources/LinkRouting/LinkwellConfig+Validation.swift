@@ -66,6 +66,7 @@ extension LinkwellConfig {
             validateRoutes(site, at: at, into: &out)
         }
         if let server { validateServer(server, into: &out) }
+        if let storage { validateStorage(storage, into: &out) }
         if defaults.count > 1 {
             out.append(
                 Diagnostic(

@@ -465,17 +465,29 @@ public struct LandingConfig: Codable, Sendable, Equatable {
     }
 }
 
-/// Where short links live. Only SQLite for now: one file, relative paths from the config file's directory.
+/// Where short links live: a SQLite file (the default; relative paths from the config file's
+/// directory) or, for several instances behind one load balancer, a PostgreSQL database.
 public struct StorageSettings: Codable, Sendable, Equatable {
     /// Path of the SQLite database file; relative to the config file's directory. Default `linkwell.db`.
     public var sqlite: String?
+    /// A libpq connection string (`postgresql://linkwell@127.0.0.1:5432/linkwell`), without the
+    /// password; set instead of ``sqlite``.
+    public var postgres: String?
+    /// A file whose first line is the PostgreSQL password (relative to the config file's
+    /// directory). Else `LINKWELL_POSTGRES_PASSWORD`, libpq's `PGPASSWORD` or `~/.pgpass`.
+    public var passwordFile: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case sqlite
+        case sqlite, postgres, passwordFile
     }
 
-    /// Settings with the SQLite file at `sqlite` (nil: the default `linkwell.db`).
-    public init(sqlite: String? = nil) { self.sqlite = sqlite }
+    /// Settings with the SQLite file at `sqlite` (nil: the default `linkwell.db`), or a
+    /// PostgreSQL database.
+    public init(sqlite: String? = nil, postgres: String? = nil, passwordFile: String? = nil) {
+        self.sqlite = sqlite
+        self.postgres = postgres
+        self.passwordFile = passwordFile
+    }
 }
 
 /// Settings of the running server (`linkwell serve`); all optional with sane defaults.

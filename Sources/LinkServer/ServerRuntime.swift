@@ -57,16 +57,16 @@ public final class ServerRuntime: Sendable {
         // creates it; 'linkwell links add' does). A broken or locked file fails this load, so a
         // reload keeps the last good snapshot and its links.
         var links: [ShortLink] = []
-        let database = LinkStore.databasePath(storage: loaded.validated.table.config.storage, configPath: configPath)
-        if FileManager.default.fileExists(atPath: database) {
-            do {
-                links = try LinkStore(path: database).links()
-            } catch {
-                var failed = report
-                failed.diagnostics.append(Diagnostic(.error, file: database, at: "storage.sqlite", error.description))
-                failed.validated = nil
-                return (nil, failed)
-            }
+        let storage = loaded.validated.table.config.storage
+        do throws(LinkStoreError) {
+            let location = try StorageLocation.of(storage: storage, configPath: configPath)
+            if location.exists { links = try LinkStore(location).links() }
+        } catch {
+            var failed = report
+            let file = storage?.postgres == nil ? LinkStore.databasePath(storage: storage, configPath: configPath) : configPath
+            failed.diagnostics.append(Diagnostic(.error, file: file, at: storage?.postgres == nil ? "storage.sqlite" : "storage.postgres", error.description))
+            failed.validated = nil
+            return (nil, failed)
         }
         do {
             return (try Snapshot(loaded: loaded, publicDirectory: dir, configDirectory: Snapshot.configDirectory(configPath), links: links), report)

@@ -1,16 +1,18 @@
-// The short-link store: one SQLite file (WAL mode, busy timeout), its schema brought up to date
-// by numbered migrations recorded in `schema_migrations`. Nothing here runs on the request path:
-// the server reads all links once per change into an in-memory index.
+// The short-link store: a SQLite file (WAL mode, busy timeout) or a PostgreSQL database, its
+// schema brought up to date by numbered migrations recorded in `schema_migrations`. Nothing here
+// runs on the request path: the server reads all links once per change into an in-memory index.
 
 import Foundation
 import LinkRouting
 import Synchronization
 
-/// Short links in a SQLite database. Safe to share between threads (calls are serialised).
+/// Short links in a SQLite or PostgreSQL database. Safe to share between threads (calls are serialised).
 public final class LinkStore: Sendable {
-    /// The database file.
+    /// Where the links are: the database file, or the PostgreSQL connection string without password.
     public let path: String
-    private let connection: Mutex<SQLiteConnectionBox>
+    /// Which engine holds them.
+    public let dialect: SQLDialect
+    private let connection: Mutex<ConnectionBox>
 
     /// The schema, one migration per version, applied in order inside a transaction each.
     /// Never edit a released migration: append a new one.
@@ -42,10 +44,32 @@ public final class LinkStore: Sendable {
             ALTER TABLE links ADD COLUMN expires_at INTEGER;
             """
         ),
+        (
+            // A counter every change of `links` bumps (triggers, so every writer counts): the
+            // server polls it to pick up links written by other processes (PostgreSQL: see
+            // `postgresMigrations`, which also NOTIFYs).
+            6, "links revision",
+            """
+            CREATE TABLE links_revision (id BIGINT NOT NULL PRIMARY KEY, revision BIGINT NOT NULL);
+            INSERT INTO links_revision (id, revision) VALUES (1, 0);
+            CREATE TRIGGER links_revision_insert AFTER INSERT ON links
+                BEGIN UPDATE links_revision SET revision = revision + 1 WHERE id = 1; END;
+            CREATE TRIGGER links_revision_update AFTER UPDATE ON links
+                BEGIN UPDATE links_revision SET revision = revision + 1 WHERE id = 1; END;
+            CREATE TRIGGER links_revision_delete AFTER DELETE ON links
+                BEGIN UPDATE links_revision SET revision = revision + 1 WHERE id = 1; END;
+            """
+        ),
     ]
 
     /// The schema version this build writes.
-    public static var currentVersion: Int { migrations.last!.version }
+    /// (The highest number: migrations merged from several branches need not be in order.)
+    public static var currentVersion: Int { migrations.map(\.version).max()! }
+
+    /// A migration's text for `dialect`: the portable text, unless PostgreSQL needs its own.
+    static func sql(of migration: (version: Int, name: String, sql: String), for dialect: SQLDialect) -> String {
+        dialect == .postgres ? postgresMigrations[migration.version] ?? migration.sql : migration.sql
+    }
 
     /// The database file a config uses: `storage.sqlite` relative to the config file's
     /// directory (absolute paths as they are), else `linkwell.db` beside the config file.
@@ -56,13 +80,22 @@ public final class LinkStore: Sendable {
         return dir.isEmpty ? file : (dir as NSString).appendingPathComponent(file)
     }
 
-    /// Opens `path` (creating it when missing) and migrates it to ``currentVersion``.
+    /// Opens the SQLite file `path` (creating it when missing) and migrates it to ``currentVersion``.
     /// `upTo` stops at an older version (tests of the migrations).
-    public init(path: String, upTo version: Int? = nil, busyTimeoutMilliseconds: Int32 = 2000) throws(LinkStoreError) {
-        self.path = path
-        let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+    public convenience init(path: String, upTo version: Int? = nil, busyTimeoutMilliseconds: Int32 = 2000) throws(LinkStoreError) {
+        try self.init(connection: try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds), upTo: version)
+    }
+
+    /// Opens the database at `location` and migrates it to ``currentVersion`` (`upTo`: an older one).
+    public convenience init(_ location: StorageLocation, upTo version: Int? = nil) throws(LinkStoreError) {
+        try self.init(connection: try location.connect(), upTo: version)
+    }
+
+    init(connection db: any DatabaseConnection, upTo version: Int?) throws(LinkStoreError) {
+        path = db.location
+        dialect = db.dialect
         try LinkStore.migrate(db, upTo: version ?? LinkStore.currentVersion)
-        connection = Mutex(SQLiteConnectionBox(db: db))
+        connection = Mutex(ConnectionBox(db: db))
     }
 
     /// The versions recorded in `schema_migrations`, in order.
@@ -70,24 +103,35 @@ public final class LinkStore: Sendable {
         try withDB { db throws(LinkStoreError) in try LinkStore.appliedVersions(db) }
     }
 
-    static func appliedVersions(_ db: SQLiteConnection) throws(LinkStoreError) -> [Int] {
+    static func appliedVersions(_ db: any DatabaseConnection) throws(LinkStoreError) -> [Int] {
         var versions: [Int] = []
         try db.query("SELECT version FROM schema_migrations ORDER BY version") { row in versions.append(Int(row.integer(0) ?? 0)) }
         return versions
     }
 
-    static func migrate(_ db: SQLiteConnection, upTo target: Int) throws(LinkStoreError) {
+    static func migrate(_ db: any DatabaseConnection, upTo target: Int) throws(LinkStoreError) {
+        // Several instances may start at once on one PostgreSQL database: one migrates, the
+        // others wait here and then find nothing left to do.
+        if db.dialect == .postgres { try db.exec("SELECT pg_advisory_lock(\(migrationLockKey))") }
+        defer { if db.dialect == .postgres { try? db.exec("SELECT pg_advisory_unlock(\(migrationLockKey))") } }
         try db.exec(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)")
+            db.dialect == .postgres
+                ? "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
+                : "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)")
         let applied = Set(try appliedVersions(db))
         if let newest = applied.max(), newest > currentVersion {
             throw LinkStoreError(
                 .tooNew,
-                "the link database \(db.path) has schema version \(newest), newer than this linkwell knows (\(currentVersion)). Run the newer linkwell that wrote it, or restore a backup taken before the upgrade.")
+                "the link database \(db.location) has schema version \(newest), newer than this linkwell knows (\(currentVersion)). Run the newer linkwell that wrote it, or restore a backup taken before the upgrade.")
         }
-        for m in migrations where m.version <= target && !applied.contains(m.version) {
+        for m in migrations.sorted(by: { $0.version < $1.version }) where m.version <= target && !applied.contains(m.version) {
             try db.transaction { () throws(LinkStoreError) in
-                try db.exec(m.sql)
+                // Another process (a second 'linkwell links' on the same SQLite file) may have
+                // applied it since the read above; the transaction holds the write lock now.
+                var done = false
+                try db.query("SELECT 1 FROM schema_migrations WHERE version = ?", [.integer(Int64(m.version))]) { _ in done = true }
+                if done { return }
+                try db.exec(sql(of: m, for: db.dialect))
                 try db.query(
                     "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                     [.integer(Int64(m.version)), .text(m.name), .date(Date())])
@@ -95,7 +139,10 @@ public final class LinkStore: Sendable {
         }
     }
 
-    private func withDB<T>(_ body: (SQLiteConnection) throws(LinkStoreError) -> T) throws(LinkStoreError) -> T {
+    /// The `pg_advisory_lock` key the migrations hold (any constant; "lw" in ASCII).
+    static let migrationLockKey = 0x6C77
+
+    func withDB<T>(_ body: (any DatabaseConnection) throws(LinkStoreError) -> T) throws(LinkStoreError) -> T {
         let result: Result<T, LinkStoreError> = connection.withLock { box in
             do throws(LinkStoreError) { return .success(try body(box.db)) } catch { return .failure(error) }
         }
@@ -107,7 +154,7 @@ public final class LinkStore: Sendable {
     private static let columns =
         "site, code, target, preview_title, preview_description, preview_image, ios_fallback, android_fallback, desktop_fallback, forced_redirect, expires_at, disabled, created_at, updated_at"
 
-    private static func values(_ l: ShortLink) -> [SQLiteValue] {
+    private static func values(_ l: ShortLink) -> [SQLValue] {
         [
             .text(l.site), .text(l.code), .text(l.target), .text(l.previewTitle), .text(l.previewDescription), .text(l.previewImage),
             .text(l.iosFallback), .text(l.androidFallback), .text(l.desktopFallback), .bool(l.forcedRedirect), .date(l.expiresAt),
@@ -115,7 +162,7 @@ public final class LinkStore: Sendable {
         ]
     }
 
-    private static func link(_ r: SQLiteRow) -> ShortLink {
+    private static func link(_ r: SQLRow) -> ShortLink {
         ShortLink(
             code: r.text(1) ?? "", site: r.text(0) ?? "", target: r.text(2) ?? "",
             previewTitle: r.text(3), previewDescription: r.text(4), previewImage: r.text(5),
@@ -195,6 +242,6 @@ public final class LinkStore: Sendable {
 }
 
 /// The connection inside the store's mutex (a class, so the Mutex holds a reference).
-struct SQLiteConnectionBox: @unchecked Sendable {
-    let db: SQLiteConnection
+struct ConnectionBox: @unchecked Sendable {
+    let db: any DatabaseConnection
 }

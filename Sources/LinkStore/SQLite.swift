@@ -1,4 +1,5 @@
-// A thin, synchronous wrapper over the SQLite C API (CSQLite): open, exec, prepared statements.
+// The SQLite side of `DatabaseConnection` (Database.swift), over the C API (CSQLite): open, exec,
+// prepared statements.
 // Every failure becomes a `LinkStoreError` that names the database file.
 
 import CSQLite
@@ -9,6 +10,8 @@ public struct LinkStoreError: Error, CustomStringConvertible, Equatable {
     /// The kind of failure, for code that reacts to it (the CLI's exit status, tests).
     public enum Kind: Sendable, Equatable {
         case cannotOpen, corrupt, locked, tooNew, constraint, notFound, invalid, other
+        /// The database server cannot be reached (PostgreSQL down, connection lost).
+        case unavailable
     }
     public var kind: Kind
     /// The whole message: the file, what happened and what to do.
@@ -21,8 +24,10 @@ public struct LinkStoreError: Error, CustomStringConvertible, Equatable {
 }
 
 /// One open SQLite connection. Not shared between threads (the store serialises its use).
-final class SQLiteConnection {
+final class SQLiteConnection: DatabaseConnection {
     let path: String
+    var location: String { path }
+    var dialect: SQLDialect { .sqlite }
     private var db: OpaquePointer?
 
     /// Opens (creating when missing) `path`, sets the busy timeout and WAL mode, and checks that
@@ -59,7 +64,7 @@ final class SQLiteConnection {
     }
 
     /// Prepares, binds and runs `sql`, calling `row` for every result row.
-    func query(_ sql: String, _ bindings: [SQLiteValue] = [], row: (SQLiteRow) throws(LinkStoreError) -> Void = { _ in }) throws(LinkStoreError) {
+    func query(_ sql: String, _ bindings: [SQLValue], row: (SQLRow) throws(LinkStoreError) -> Void) throws(LinkStoreError) {
         var stmt: OpaquePointer?
         let prc = sqlite3_prepare_v2(db, sql, -1, &stmt, nil)
         guard prc == SQLITE_OK, let stmt else { throw error(prc, message: nil) }
@@ -78,26 +83,12 @@ final class SQLiteConnection {
             let rc = sqlite3_step(stmt)
             if rc == SQLITE_DONE { return }
             guard rc == SQLITE_ROW else { throw error(rc, message: nil) }
-            try row(SQLiteRow(stmt: stmt))
+            try row(SQLRow(source: .sqlite(stmt)))
         }
     }
 
     /// Rows changed by the last INSERT/UPDATE/DELETE.
     var changes: Int { Int(sqlite3_changes(db)) }
-
-    /// Runs `body` in one IMMEDIATE transaction (the write lock taken up front, so a busy
-    /// database fails at BEGIN instead of half way), rolled back when it throws.
-    func transaction<T>(_ body: () throws(LinkStoreError) -> T) throws(LinkStoreError) -> T {
-        try exec("BEGIN IMMEDIATE")
-        do {
-            let value = try body()
-            try exec("COMMIT")
-            return value
-        } catch {
-            try? exec("ROLLBACK")
-            throw error
-        }
-    }
 
     func error(_ rc: Int32, message: String?) -> LinkStoreError {
         let text = message ?? db.map { String(cString: sqlite3_errmsg($0)) } ?? "error \(rc)"
@@ -122,28 +113,13 @@ final class SQLiteConnection {
     }
 }
 
-/// A value bound to a `?` of a statement.
-enum SQLiteValue {
-    case null
-    case integer(Int64)
-    case text(String)
-
-    static func text(_ s: String?) -> SQLiteValue { s.map(SQLiteValue.text) ?? .null }
-    static func bool(_ b: Bool) -> SQLiteValue { .integer(b ? 1 : 0) }
-    static func date(_ d: Date?) -> SQLiteValue { d.map { .integer(Int64($0.timeIntervalSince1970)) } ?? .null }
-}
-
-/// The current row of a statement, read by column index.
-struct SQLiteRow {
-    let stmt: OpaquePointer
-
-    func text(_ i: Int32) -> String? {
+extension SQLiteConnection {
+    static func columnText(_ stmt: OpaquePointer, _ i: Int32) -> String? {
         guard sqlite3_column_type(stmt, i) != SQLITE_NULL, let p = sqlite3_column_text(stmt, i) else { return nil }
         return String(cString: p)
     }
-    func integer(_ i: Int32) -> Int64? {
+
+    static func columnInteger(_ stmt: OpaquePointer, _ i: Int32) -> Int64? {
         sqlite3_column_type(stmt, i) == SQLITE_NULL ? nil : sqlite3_column_int64(stmt, i)
     }
-    func bool(_ i: Int32) -> Bool { (integer(i) ?? 0) != 0 }
-    func date(_ i: Int32) -> Date? { integer(i).map { Date(timeIntervalSince1970: TimeInterval($0)) } }
 }

@@ -43,7 +43,7 @@ enum LinksCommand: LinkwellCommand {
         let table = validated.table
         let store: LinkStore
         do {
-            store = try LinkStore(path: LinkStore.databasePath(storage: table.config.storage, configPath: validated.file))
+            store = try LinkStore(StorageLocation.of(storage: table.config.storage, configPath: validated.file))
         } catch {
             Output.err("Error: \(error)")
             return 1
