@@ -131,9 +131,11 @@ public struct LandingRenderer: Sendable {
     }
 
     /// The landing page for a matched link, as `browser` should see it.
-    public func page(for match: LinkMatch, site: CompiledSite, browser: BrowserFacts, acceptLanguage: String? = nil) -> LandingResponse {
+    /// `overrides`: a short or long link's preview and fallbacks over the route's (LinkOverrides).
+    public func page(for match: LinkMatch, site: CompiledSite, browser: BrowserFacts, acceptLanguage: String? = nil,
+                     overrides: LinkOverrides? = nil, iPad: Bool = false) -> LandingResponse {
         let catalog = locale(site: site, browser: browser, acceptLanguage: acceptLanguage)
-        let context = pageContext(site: site, match: match, browser: browser, catalog: catalog)
+        let context = pageContext(site: site, match: match, browser: browser, catalog: catalog, overrides: overrides, iPad: iPad)
         return LandingResponse(status: 200, headers: Self.pageHeaders, body: templates[site.index].landing.renderBytes(context))
     }
 
@@ -287,17 +289,21 @@ public struct LandingRenderer: Sendable {
         return PreviewCardRenderer.svg(card, icon: icon)
     }
 
-    func pageContext(site: CompiledSite, match: LinkMatch, browser: BrowserFacts, catalog: StringCatalog) -> TemplateValue {
-        let links = LandingLinks(table: table, site: site, match: match)
+    func pageContext(site: CompiledSite, match: LinkMatch, browser: BrowserFacts, catalog: StringCatalog,
+                     overrides: LinkOverrides? = nil, iPad: Bool = false) -> TemplateValue {
+        let links = LandingLinks(table: table, site: site, match: match).overridden(by: overrides)
         var c = brand(site, platform: browser.platform, catalog: catalog, ios: links.iosApp, android: links.androidApp)
         let appName = Self.appName(site)
         let text = Self.previewText(site.entry(named: match.route)?.route?.preview, tag: catalog.tag)
-        let title = title(site: site, match: match, tag: catalog.tag)
+        // A generated card shows the route's title: its URL must rebuild it from the link alone.
+        let routeTitle = title(site: site, match: match, tag: catalog.tag)
+        let title = overrides?.title ?? routeTitle
         c["title"] = .string(title)
-        if let d = text.description.map({ WebTemplate.fillText($0, parameters: match.parameters) }), !d.isEmpty {
+        if let d = overrides?.description ?? text.description.map({ WebTemplate.fillText($0, parameters: match.parameters) }), !d.isEmpty {
             c["description"] = .string(d)
         }
-        if let image = image(site: site, match: match, title: title, catalog: catalog, links: links) {
+        if let image = overrides?.image.flatMap({ SafeURL($0).map { (url: $0, generated: false) } })
+            ?? image(site: site, match: match, title: routeTitle, catalog: catalog, links: links) {
             c["image"] = .url(image.url)
             c["imageAlt"] = .string(catalog.text("imageAlt", ["title": title, "appName": appName]))
             if image.generated {
@@ -330,7 +336,7 @@ public struct LandingRenderer: Sendable {
 
         let steps = NextSteps.decide(platform: browser.platform, links: links,
                                      webPage: NextSteps.webPage(table: table, site: site, match: match),
-                                     home: homes[site.index])
+                                     home: homes[site.index]).overridden(by: overrides, platform: browser.platform, iPad: iPad)
         let inApp = browser.crawler == nil ? browser.inAppBrowser : nil
         addSteps(steps, to: &c, site: site, catalog: catalog, inApp: inApp)
         c["t"] = .object([

@@ -64,6 +64,7 @@ extension LinkwellConfig {
                 }
             }
             validateRoutes(site, at: at, into: &out)
+            if let short = site.shortLinks { validateShortLinks(short, at: "\(at).shortLinks", into: &out) }
         }
         if let server { validateServer(server, into: &out) }
         if let storage { validateStorage(storage, into: &out) }

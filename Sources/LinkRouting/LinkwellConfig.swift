@@ -66,9 +66,11 @@ public struct SiteConfig: Codable, Sendable, Equatable {
     public var notFound: NotFoundConfig?
     /// Landing-page looks (app name, icon, colours, templates folder).
     public var landing: LandingConfig?
+    /// Short links and FDL long links: the path prefix of the codes and the hosts links may lead to.
+    public var shortLinks: ShortLinksConfig?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, domains, isDefault = "default", website, ios, android, aasa, routes, fallback, notFound, landing
+        case name, domains, isDefault = "default", website, ios, android, aasa, routes, fallback, notFound, landing, shortLinks
     }
 
     /// Creates a site; only `domains` and `routes` are required, as in the file.
@@ -76,8 +78,9 @@ public struct SiteConfig: Codable, Sendable, Equatable {
         name: String? = nil, domains: [String], isDefault: Bool? = nil, website: String? = nil,
         ios: [IOSAppConfig]? = nil, android: [AndroidAppConfig]? = nil, aasa: AASAOptions? = nil,
         routes: [RouteEntry], fallback: FallbackConfig? = nil, notFound: NotFoundConfig? = nil,
-        landing: LandingConfig? = nil
+        landing: LandingConfig? = nil, shortLinks: ShortLinksConfig? = nil
     ) {
+        self.shortLinks = shortLinks
         self.name = name
         self.domains = domains
         self.isDefault = isDefault
@@ -462,6 +465,33 @@ public struct LandingConfig: Codable, Sendable, Equatable {
         self.templatesDir = templatesDir
         self.defaultLocale = defaultLocale
         self.image = image
+    }
+}
+
+/// A site's short links (the `shortLinks` key): where their codes live and which other hosts
+/// a short link, an FDL long link (`/?link=…`) or their fallbacks may lead to.
+public struct ShortLinksConfig: Codable, Sendable, Equatable {
+    /// The path before the codes, starting and ending with `/` (`/l/`: `https://example.com/l/abc1`).
+    /// Default `/`: codes right after the domain, as FDL custom domains had them.
+    public var prefix: String?
+    /// Hosts other than the site's domains that targets, `link=` and the fallbacks (`afl`, `ifl`,
+    /// `ipfl`, `ofl`) may point at (`www.example.com`); everything else is refused (no open redirect).
+    public var allowedHosts: [String]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case prefix, allowedHosts
+    }
+
+    /// Settings with this prefix and these extra hosts.
+    public init(prefix: String? = nil, allowedHosts: [String]? = nil) {
+        self.prefix = prefix
+        self.allowedHosts = allowedHosts
+    }
+
+    /// `prefix`, or `/` when unset or empty.
+    public var effectivePrefix: String {
+        guard let prefix, !prefix.isEmpty else { return "/" }
+        return prefix
     }
 }
 

@@ -173,6 +173,11 @@ public struct LandingPageRenderer: PageRenderer {
         Self.http(landing.page(for: match, site: site, browser: BrowserFacts(userAgent: request.userAgent), acceptLanguage: request.acceptLanguage))
     }
 
+    public func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts, overrides: LinkOverrides) -> HTTPResponse {
+        Self.http(landing.page(for: match, site: site, browser: BrowserFacts(userAgent: request.userAgent), acceptLanguage: request.acceptLanguage,
+                               overrides: overrides, iPad: request.userAgent?.contains("iPad") ?? false))
+    }
+
     public func notFound(site: CompiledSite, request: RequestFacts) -> HTTPResponse {
         Self.http(landing.notFound(site: site, browser: BrowserFacts(userAgent: request.userAgent), acceptLanguage: request.acceptLanguage))
     }

@@ -1,3 +1,4 @@
+import LandingPages
 import LinkRouting
 import MicroHTTP
 
@@ -10,8 +11,15 @@ public protocol PageRenderer: Sendable {
     func notFound(site: CompiledSite, request: RequestFacts) -> HTTPResponse
     /// A file the renderer makes itself (generated preview cards under `/static/og/`); nil: not one.
     func asset(path: Substring, site: CompiledSite, request: RequestFacts) -> HTTPResponse?
+    /// The page of a short or long link: `match`'s page with the link's overrides.
+    func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts, overrides: LinkOverrides) -> HTTPResponse
 }
 
 extension PageRenderer {
+    /// Renderers that know no overrides serve the route's page.
+    public func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts, overrides: LinkOverrides) -> HTTPResponse {
+        page(for: match, site: site, request: request)
+    }
+
     public func asset(path: Substring, site: CompiledSite, request: RequestFacts) -> HTTPResponse? { nil }
 }

@@ -92,23 +92,36 @@ public enum Responder {
             return result(asset.respond(ifNoneMatch: facts.ifNoneMatch), .staticAsset, site: site.name)
         }
 
-        func answer(_ match: LinkMatch) -> ResponderResult {
-            let links = LandingLinks(table: snapshot.table, site: compiled, match: match)
-            let decision = FallbackDecision.decide(
-                browser: BrowserFacts(userAgent: facts.userAgent), site: compiled, match: match, links: links)
+        func answer(_ match: LinkMatch, _ overrides: LinkOverrides? = nil) -> ResponderResult {
+            let links = LandingLinks(table: snapshot.table, site: compiled, match: match).overridden(by: overrides)
+            let browser = BrowserFacts(userAgent: facts.userAgent)
+            let decision = overrides == nil
+                ? FallbackDecision.decide(browser: browser, site: compiled, match: match, links: links)
+                : FallbackDecision.decide(browser: browser, site: compiled, match: match, links: links, overrides: overrides,
+                                          iPad: facts.userAgent?.contains("iPad") ?? false)
             if case let .redirect(_, location, _) = decision {
                 return result(redirect(location, varies: true), .redirect, site: site.name, route: match.route)
             }
-            return result(snapshot.renderer.page(for: match, site: compiled, request: facts), .page, site: site.name, route: match.route)
+            let page = overrides.map { snapshot.renderer.page(for: match, site: compiled, request: facts, overrides: $0) }
+                ?? snapshot.renderer.page(for: match, site: compiled, request: facts)
+            return result(page, .page, site: site.name, route: match.route)
+        }
+        func redirectTo(_ location: String, _ route: String?) -> ResponderResult {
+            result(redirect(location, varies: true), .redirect, site: site.name, route: route)
+        }
+        let prefix = compiled.config.shortLinks?.effectivePrefix ?? "/"
+        // An FDL long link (`/?link=…`, or at the prefix): like a short link made of its parameters.
+        if isLongLink(path, prefix: prefix, query: facts.rawQuery) {
+            return longLink(snapshot, site: compiled, facts: facts, answer: answer, redirect: redirectTo) { status, body in
+                result(.dynamic(status: status, headers: LandingRenderer.pageHeaders, body: body), status == 200 ? .page : .error, site: site.name)
+            }
         }
         let resolution = snapshot.table.resolve(site: compiled, path: String(path), query: facts.rawQuery.map(String.init), fragment: nil)
         if case let .matched(match) = resolution { return answer(match) }
-        // A short link `/{code}`: answered as its target would be (from the snapshot's index).
-        if path.count > 1, !path.dropFirst().contains("/"), let short = snapshot.links.lookup(site: compiled.name, code: path.dropFirst()) {
-            if let match = short.match, !short.link.forcedRedirect { return answer(match) }
-            if !short.link.target.contains("\r"), !short.link.target.contains("\n") {
-                return result(redirect(short.link.target), .redirect, site: site.name, route: short.match?.route)
-            }
+        // A short link `{prefix}{code}`: answered as its target would be, with its overrides (from the snapshot's index).
+        if let code = shortLinkCode(path, prefix: prefix), let short = snapshot.links.lookup(site: compiled.name, code: code),
+           let answered = shortLink(short, facts: facts, answer: answer, redirect: redirectTo) {
+            return answered
         }
         if let target = compiled.config.notFound?.redirect, !target.contains("\r"), !target.contains("\n") {
             return result(redirect(target), .redirect, site: site.name)

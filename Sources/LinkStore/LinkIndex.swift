@@ -35,7 +35,7 @@ public struct LinkIndex: Sendable {
             case let .failure(refusal):
                 skipped.append((link.site, link.code, refusal.description))
             case .success:
-                bySite[link.site, default: [:]][link.code] = IndexedShortLink(link: link, match: table.resolve(link.target).match)
+                bySite[link.site, default: [:]][link.code] = IndexedShortLink(link: link, match: table.site(named: link.site).flatMap { ShortLinkValidator.match(link.target, site: $0, table: table) })
             }
         }
         self.bySite = bySite

@@ -44,6 +44,7 @@ public final class LinkStore: Sendable {
             ALTER TABLE links ADD COLUMN expires_at INTEGER;
             """
         ),
+        FDLParameters.migration,
         (
             // A counter every change of `links` bumps (triggers, so every writer counts): the
             // server polls it to pick up links written by other processes (PostgreSQL: see
@@ -152,14 +153,16 @@ public final class LinkStore: Sendable {
     // MARK: Links
 
     private static let columns =
-        "site, code, target, preview_title, preview_description, preview_image, ios_fallback, android_fallback, desktop_fallback, forced_redirect, expires_at, disabled, created_at, updated_at"
+        "site, code, target, preview_title, preview_description, preview_image, ios_fallback, android_fallback, desktop_fallback, forced_redirect, expires_at, disabled, created_at, updated_at, "
+        + FDLParameters.columns.joined(separator: ", ")
+    private static let placeholders = Array(repeating: "?", count: 14 + FDLParameters.columns.count).joined(separator: ", ")
 
     private static func values(_ l: ShortLink) -> [SQLValue] {
         [
             .text(l.site), .text(l.code), .text(l.target), .text(l.previewTitle), .text(l.previewDescription), .text(l.previewImage),
             .text(l.iosFallback), .text(l.androidFallback), .text(l.desktopFallback), .bool(l.forcedRedirect), .date(l.expiresAt),
             .bool(l.disabled), .date(l.createdAt), .date(l.updatedAt),
-        ]
+        ] + (l.fdl ?? FDLParameters()).values
     }
 
     private static func link(_ r: SQLRow) -> ShortLink {
@@ -168,15 +171,18 @@ public final class LinkStore: Sendable {
             previewTitle: r.text(3), previewDescription: r.text(4), previewImage: r.text(5),
             iosFallback: r.text(6), androidFallback: r.text(7), desktopFallback: r.text(8),
             forcedRedirect: r.bool(9), expiresAt: r.date(10), disabled: r.bool(11),
-            createdAt: r.date(12) ?? Date(timeIntervalSince1970: 0), updatedAt: r.date(13))
+            createdAt: r.date(12) ?? Date(timeIntervalSince1970: 0), updatedAt: r.date(13),
+            fdl: FDLParameters.read(r, from: 14))
     }
+
+    private static let fdlUpdates = FDLParameters.columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
 
     /// Adds a new link; fails with `.constraint` when the site already has this code.
     public func insert(_ link: ShortLink) throws(LinkStoreError) {
         try withDB { db throws(LinkStoreError) in
             do throws(LinkStoreError) {
                 try db.query(
-                    "INSERT INTO links (\(LinkStore.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", LinkStore.values(link))
+                    "INSERT INTO links (\(LinkStore.columns)) VALUES (\(LinkStore.placeholders))", LinkStore.values(link))
             } catch where error.kind == .constraint {
                 throw LinkStoreError(
                     .constraint, "site '\(link.site)' already has a short link '\(link.code)'; pick another code, or let linkwell generate one.")
@@ -186,17 +192,7 @@ public final class LinkStore: Sendable {
 
     /// Adds the link, or replaces the one with its site and code (keeping its creation time).
     public func upsert(_ link: ShortLink) throws(LinkStoreError) {
-        try withDB { db throws(LinkStoreError) in
-            try db.query(
-                """
-                INSERT INTO links (\(LinkStore.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (site, code) DO UPDATE SET target = excluded.target, preview_title = excluded.preview_title,
-                  preview_description = excluded.preview_description, preview_image = excluded.preview_image,
-                  ios_fallback = excluded.ios_fallback, android_fallback = excluded.android_fallback,
-                  desktop_fallback = excluded.desktop_fallback, forced_redirect = excluded.forced_redirect,
-                  expires_at = excluded.expires_at, disabled = excluded.disabled, updated_at = excluded.updated_at
-                """, LinkStore.values(link))
-        }
+        try upsert([link])
     }
 
     /// The link with this code on `site`, or nil.
@@ -228,6 +224,26 @@ public final class LinkStore: Sendable {
             try db.query(
                 "UPDATE links SET disabled = ?, updated_at = ? WHERE site = ? AND code = ?", [.bool(disabled), .date(now), .text(site), .text(code)])
             return db.changes > 0
+        }
+    }
+
+    /// Adds or replaces `links` (as ``upsert(_:)``) in one transaction: all or none.
+    public func upsert(_ links: [ShortLink]) throws(LinkStoreError) {
+        try withDB { db throws(LinkStoreError) in
+            try db.transaction { () throws(LinkStoreError) in
+                for link in links {
+                    try db.query(
+                        """
+                        INSERT INTO links (\(LinkStore.columns)) VALUES (\(LinkStore.placeholders))
+                        ON CONFLICT (site, code) DO UPDATE SET target = excluded.target, preview_title = excluded.preview_title,
+                          preview_description = excluded.preview_description, preview_image = excluded.preview_image,
+                          ios_fallback = excluded.ios_fallback, android_fallback = excluded.android_fallback,
+                          desktop_fallback = excluded.desktop_fallback, forced_redirect = excluded.forced_redirect,
+                          expires_at = excluded.expires_at, disabled = excluded.disabled, updated_at = excluded.updated_at,
+                          \(LinkStore.fdlUpdates)
+                        """, LinkStore.values(link))
+                }
+            }
         }
     }
 

@@ -75,23 +75,25 @@ public enum ShortCode {
 
     /// Why `code` cannot be a short link on `site`, or nil when it can: characters outside
     /// `A–Z a–z 0–9 - _`, too long, a path the server answers itself, or a path `/{code}` that
-    /// one of the site's routes or exclusions already decides.
+    /// one of the site's routes or exclusions already decides (`{prefix}{code}` with a `shortLinks.prefix`).
     public static func conflict(code: String, site: CompiledSite, table: RouteTable) -> String? {
         if code.isEmpty { return "the code is empty" }
         if code.utf8.count > maximumLength { return "the code '\(code)' is longer than \(maximumLength) characters" }
         if let bad = code.unicodeScalars.first(where: { !isCodeCharacter($0) }) {
             return "the code '\(code)' contains '\(bad)'; codes use only A–Z, a–z, 0–9, '-' and '_'"
         }
-        if reservedCodes.contains(code) { return "'/\(code)' is served by linkwell itself (association files, assets)" }
+        let prefix = site.config.shortLinks?.effectivePrefix ?? "/"
+        let path = prefix + code
+        if prefix == "/", reservedCodes.contains(code) { return "'/\(code)' is served by linkwell itself (association files, assets)" }
         // The path alone, then with each route's required query parameters filled in: a route
         // that needs `?plan=…` still owns `/pricing`.
         let queries: [String?] = [nil] + site.routes.map(\.requiredQuery).filter { !$0.isEmpty }.map { $0.map { "\($0)=x" }.joined(separator: "&") }
         for query in queries {
-            switch table.resolve(site: site, path: "/" + code, query: query, fragment: nil) {
+            switch table.resolve(site: site, path: path, query: query, fragment: nil) {
             case let .matched(m):
-                return "'/\(code)' is already route '\(m.route)' of site '\(site.name)'; a short link there would hide it"
+                return "'\(path)' is already route '\(m.route)' of site '\(site.name)'; a short link there would hide it"
             case let .excluded(_, _, pattern):
-                return "'/\(code)' is excluded by '\(pattern)' on site '\(site.name)'; a short link there would contradict the exclusion"
+                return "'\(path)' is excluded by '\(pattern)' on site '\(site.name)'; a short link there would contradict the exclusion"
             case .noRoute, .unknownHost, .unsupported:
                 continue
             }

@@ -26,6 +26,8 @@ public struct ShortLink: Sendable, Equatable, Codable {
     public var expiresAt: Date?
     /// A disabled link answers as not found but keeps its code (it is never handed out again).
     public var disabled: Bool
+    /// The FDL parameters without a column of their own (imported links, migration v5); nil: none.
+    public var fdl: FDLParameters?
     /// When the link was created and last changed (whole seconds).
     public var createdAt: Date
     public var updatedAt: Date
@@ -36,8 +38,9 @@ public struct ShortLink: Sendable, Equatable, Codable {
         previewTitle: String? = nil, previewDescription: String? = nil, previewImage: String? = nil,
         iosFallback: String? = nil, androidFallback: String? = nil, desktopFallback: String? = nil,
         forcedRedirect: Bool = false, expiresAt: Date? = nil, disabled: Bool = false,
-        createdAt: Date = Date(), updatedAt: Date? = nil
+        createdAt: Date = Date(), updatedAt: Date? = nil, fdl: FDLParameters? = nil
     ) {
+        self.fdl = fdl.flatMap { $0.isEmpty ? nil : $0 }
         self.code = code
         self.site = site
         self.target = target

@@ -40,12 +40,35 @@ public enum ShortLinkValidator {
                 : .failure(ShortLinkRefusal("the target '\(link.target)' is excluded by '\(pattern)'"))
         case .noRoute(let s), .excluded(let s, _, _):
             return .failure(ShortLinkRefusal("the target '\(link.target)' belongs to site '\(s)', not '\(site.name)'; add the link there (--site \(s))"))
+        case let .unknownHost(host) where FDLLink.allows(host: host, site: site, table: table):
+            return allowedHostMatch(link.target, site: site, table: table).map { .success(.route($0.route)) } ?? .success(.webPage)
         case let .unknownHost(host):
             return .failure(ShortLinkRefusal(
-                "the target host '\(host)' is not a domain of site '\(site.name)' (\(site.config.domains.joined(separator: ", "))); short links lead only to the site's own domains and app schemes (no open redirects)"))
+                "the target host '\(host)' is not a domain of site '\(site.name)' (\(site.config.domains.joined(separator: ", "))); short links lead only to the site's own domains, its shortLinks.allowedHosts and app schemes (no open redirects). If you own it, add it: sites[\(site.index)].shortLinks.allowedHosts: [\"\(host)\"]"))
         case let .unsupported(why):
             return .failure(ShortLinkRefusal("the target is not a link Linkwell can serve: \(why)"))
         }
+    }
+}
+
+extension ShortLinkValidator {
+    /// The route a target opens: the route table's match for a URL on the site's domains, or
+    /// for a URL on one of its `shortLinks.allowedHosts` (the website, where FDL's `link=` often
+    /// pointed) the match of the same path and query on the site's canonical host; nil: none.
+    public static func match(_ target: String, site: CompiledSite, table: RouteTable) -> LinkMatch? {
+        switch table.resolve(target) {
+        case let .matched(m): return m.site == site.name ? m : nil
+        case let .unknownHost(host) where FDLLink.allows(host: host, site: site, table: table):
+            return allowedHostMatch(target, site: site, table: table)
+        default: return nil
+        }
+    }
+
+    static func allowedHostMatch(_ target: String, site: CompiledSite, table: RouteTable) -> LinkMatch? {
+        guard let parts = URLParts(target),
+              case let .matched(m) = table.resolve(site: site, path: parts.path.isEmpty ? "/" : parts.path, query: parts.query, fragment: parts.fragment)
+        else { return nil }
+        return m
     }
 }
 

@@ -1,5 +1,5 @@
 // linkwell links — short links in the config's SQLite store (storage.sqlite, default linkwell.db
-// beside the config): add, list, show, disable, delete.
+// beside the config): add, list, show, disable, enable, delete, import, export.
 
 import Foundation
 import LinkRouting
@@ -9,13 +9,16 @@ enum LinksCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "links",
         overview: "Manage short links (https://<domain>/<code>) in the config's link database.",
-        usage: "linkwell links add|list|show|disable|delete [<code>] [--site <name>] [--config <file>] [--json] [options]",
+        usage: "linkwell links add|list|show|disable|enable|delete|import|export [<code>|<file>] [--site <name>] [--config <file>] [--json] [options]",
         arguments: [
             ("add", "Add a link: --target <url>, a generated code unless --code is given."),
             ("list", "List the links (of --site when given)."),
             ("show <code>", "Show one link and what its target is."),
             ("disable <code>", "Make the link answer as not found; the code stays taken."),
+            ("enable <code>", "Serve a disabled link again (an archived FDL link, say)."),
             ("delete <code>", "Delete the link; its code may be handed out again."),
+            ("import <file>", "Import Linkwell's link file (.csv or .json, as 'export' writes it); or --fdl-takeout."),
+            ("export", "Write every link (of --site) as CSV (default) or JSON to stdout or --output."),
         ],
         options: [
             configOption,
@@ -32,13 +35,18 @@ enum LinksCommand: LinkwellCommand {
             OptionSpec(name: "--desktop-fallback", valueName: "url", help: "add: where desktop browsers go."),
             OptionSpec(name: "--forced-redirect", valueName: nil, help: "add: redirect without the landing page (FDL efr=1)."),
             OptionSpec(name: "--expires", valueName: "time", help: "add: ISO 8601 time after which the link is not found (2027-01-31T00:00:00Z)."),
+            OptionSpec(name: "--fdl-takeout", valueName: "file", help: "import: a Firebase Dynamic Links Takeout CSV (one per domain; with --site)."),
+            OptionSpec(name: "--archived", valueName: "policy", help: "import: archived FDL links are imported 'disable'd (default), 'serve'd, or 'skip'ped."),
+            OptionSpec(name: "--dry-run", valueName: nil, help: "import: report what would change, write nothing."),
+            OptionSpec(name: "--format", valueName: "csv|json", help: "import/export: the file format (default: from the file name; export: csv)."),
+            OptionSpec(name: "--output", valueName: "file", help: "export: write to this file instead of stdout."),
             OptionSpec(name: "--json", valueName: nil, help: "Print as JSON."),
         ],
         discussion: "The database is storage.sqlite of the config (relative to the config file), else linkwell.db beside it; it is created on first use."
     )
 
     static func run(_ args: Arguments) throws -> Int32 {
-        guard let action = args.positional.first else { throw UsageError(message: "name an action: add, list, show, disable or delete") }
+        guard let action = args.positional.first else { throw UsageError(message: "name an action: add, list, show, disable, enable, delete, import or export") }
         let (validated, _) = try loadConfig(args)
         let table = validated.table
         let store: LinkStore
@@ -51,6 +59,8 @@ enum LinksCommand: LinkwellCommand {
         do {
             switch action {
             case "add": return try add(args, table: table, store: store)
+            case "import": return try LinksImportCommand.importLinks(args, table: table, store: store)
+            case "export": return try LinksImportCommand.export(args, table: table, store: store)
             case "list":
                 let site = try args.value("--site").map { try resolveSite($0, table: table).name }
                 let links = try store.links(site: site)
@@ -62,7 +72,7 @@ enum LinksCommand: LinkwellCommand {
                     printTable(links)
                 }
                 return 0
-            case "show", "disable", "delete":
+            case "show", "disable", "enable", "delete":
                 guard args.positional.count == 2 else { throw UsageError(message: "'links \(action)' takes one code: linkwell links \(action) <code>") }
                 let code = args.positional[1]
                 let site = try chosenSite(args, table: table)
@@ -79,13 +89,17 @@ enum LinksCommand: LinkwellCommand {
                     if args.has("--json") { Output.json(json(updated, table: table)) } else {
                         Output.out("Disabled \(url(link, table: table)); the code stays taken ('links delete \(code)' frees it).")
                     }
+                case "enable":
+                    try store.setDisabled(false, site: site.name, code: code)
+                    let updated = try store.link(site: site.name, code: code) ?? link
+                    if args.has("--json") { Output.json(json(updated, table: table)) } else { Output.out("Enabled \(url(link, table: table)) (\(describe(link, table: table))).") }
                 default:
                     try store.delete(site: site.name, code: code)
                     if args.has("--json") { Output.json(["deleted": json(link, table: table)]) } else { Output.out("Deleted \(url(link, table: table)).") }
                 }
                 return 0
             default:
-                throw UsageError(message: "unknown action '\(action)'; use add, list, show, disable or delete")
+                throw UsageError(message: "unknown action '\(action)'; use add, list, show, disable, enable, delete, import or export")
             }
         } catch let e as LinkStoreError {
             Output.err("Error: \(e)")
@@ -154,7 +168,7 @@ enum LinksCommand: LinkwellCommand {
     }
 
     static func url(_ link: ShortLink, table: RouteTable) -> String {
-        "https://\(table.site(named: link.site)?.canonicalHost ?? link.site)/\(link.code)"
+        LinksImportCommand.shortURL(link, table: table)
     }
 
     /// `route 'workout'`, `web page`, or why it no longer validates (the config changed since).
@@ -189,6 +203,12 @@ enum LinksCommand: LinkwellCommand {
             ("expiresAt", link.expiresAt.map(iso)),
         ]
         for (key, value) in optional { if let value { o[key] = value } }
+        if let fdl = link.fdl {
+            var f: [String: Any] = [:]
+            for (name, value) in fdl.named { if let value { f[name] = value } }
+            f["archived"] = fdl.archived
+            o["fdl"] = f
+        }
         return o
     }
 

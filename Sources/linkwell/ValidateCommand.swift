@@ -27,6 +27,7 @@ enum ValidateCommand: LinkwellCommand {
             // One warning per site's website: the landing checks may already have one there.
             let warned = Set(report.diagnostics.filter { $0.severity == .warning }.map(\.path))
             report.diagnostics += ProxyConfig.websiteLoopWarnings(table, options: options).filter { !warned.contains($0.path) }.map { $0.withFile(path) }
+            report.diagnostics += ValidateLinks.diagnostics(table: table, configPath: path).map { $0.withFile(path) }
         }
         if args.has("--json") {
             Output.json([

@@ -31,7 +31,7 @@ import Testing
 
     @Test(arguments: [
         (ShortLink(code: "abcd", site: "fit", target: "https://evil.example/"),
-         "the target host 'evil.example' is not a domain of site 'fit' (fitconnect.app); short links lead only to the site's own domains and app schemes (no open redirects)"),
+         "the target host 'evil.example' is not a domain of site 'fit' (fitconnect.app); short links lead only to the site's own domains, its shortLinks.allowedHosts and app schemes (no open redirects). If you own it, add it: sites[0].shortLinks.allowedHosts: [\"evil.example\"]"),
         (ShortLink(code: "abcd", site: "fit", target: "https://blog.example/p/1"),
          "the target 'https://blog.example/p/1' belongs to site 'blog', not 'fit'; add the link there (--site blog)"),
         (ShortLink(code: "abcd", site: "fit", target: "fitapp://nothing/here"),

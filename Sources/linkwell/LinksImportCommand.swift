@@ -1,0 +1,167 @@
+// linkwell links import / export: Firebase's Takeout CSV (--fdl-takeout) and Linkwell's own
+// CSV/JSON link file; the report says what was imported, updated, unchanged, skipped (why), which
+// rows are wrong (row, column, fix), and which targets the app opens (they match a route).
+
+import Foundation
+import LinkRouting
+import LinkStore
+
+enum LinksImportCommand {
+    /// How many entries each list of the text report shows (`--json` has them all).
+    static let listLimit = 20
+
+    static func importLinks(_ args: Arguments, table: RouteTable, store: LinkStore) throws -> Int32 {
+        let dryRun = args.has("--dry-run")
+        let plan: ImportPlan
+        let source: String
+        var site: CompiledSite?
+        if let takeout = args.value("--fdl-takeout") {
+            guard args.positional.count == 1 else { throw UsageError(message: "'links import --fdl-takeout FILE' takes no other file; leave out '\(args.positional[1])'") }
+            guard args.value("--site") != nil || table.sites.count == 1 else {
+                throw UsageError(message: "--fdl-takeout needs --site <name>: Firebase exports one file per domain (sites: \(table.sites.map(\.name).joined(separator: ", ")))")
+            }
+            let s = try LinksCommand.chosenSite(args, table: table)
+            site = s
+            let policyText = args.value("--archived") ?? ArchivedPolicy.disable.rawValue
+            guard let policy = ArchivedPolicy(rawValue: policyText) else {
+                throw UsageError(message: "--archived '\(policyText)' must be one of \(ArchivedPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            let bytes = try read(takeout)
+            source = takeout
+            do {
+                plan = try FDLTakeout.plan(bytes, site: s, table: table, archived: policy)
+            } catch {
+                Output.err("Error: \(takeout): \(error.row > 0 ? "row \(error.row), " : "")\(error.message); \(error.fix)")
+                return 1
+            }
+        } else {
+            guard args.positional.count == 2 else {
+                throw UsageError(message: "name the file: linkwell links import FILE.csv|FILE.json, or linkwell links import --fdl-takeout TAKEOUT.csv --site NAME")
+            }
+            let file = args.positional[1]
+            let format = try format(args, file: file)
+            if args.value("--site") != nil { site = try LinksCommand.chosenSite(args, table: table) }
+            source = file
+            let bytes = try read(file)
+            do {
+                plan = try LinkFile.plan(bytes, format: format, table: table, defaultSite: site?.name)
+            } catch {
+                Output.err("Error: \(file): \(error.message); \(error.fix)")
+                return 1
+            }
+        }
+        let outcome = try store.apply(plan, dryRun: dryRun)
+        if args.has("--json") {
+            Output.json(report(plan, outcome, source: source, dryRun: dryRun, table: table))
+        } else {
+            printReport(plan, outcome, source: source, dryRun: dryRun, site: site, table: table)
+        }
+        return plan.errors.isEmpty ? 0 : 1
+    }
+
+    static func export(_ args: Arguments, table: RouteTable, store: LinkStore) throws -> Int32 {
+        guard args.positional.count == 1 else { throw UsageError(message: "'links export' takes no argument; write to a file with --output FILE") }
+        let format = try args.value("--output").map { try self.format(args, file: $0) } ?? LinkFile.Format(rawValue: args.value("--format") ?? "csv")
+        guard let format else { throw UsageError(message: "--format '\(args.value("--format") ?? "")' must be csv or json") }
+        let site = try args.value("--site").map { try LinksCommand.resolveSite($0, table: table).name }
+        let bytes = LinkFile.encode(try store.links(site: site), format: format)
+        if let output = args.value("--output") {
+            guard FileManager.default.createFile(atPath: output, contents: Data(bytes)) else {
+                Output.err("Error: cannot write \(output); check that its folder exists and is writable.")
+                return 1
+            }
+        } else {
+            FileHandle.standardOutput.write(Data(bytes))
+        }
+        return 0
+    }
+
+    static func format(_ args: Arguments, file: String) throws -> LinkFile.Format {
+        if let f = args.value("--format") {
+            guard let format = LinkFile.Format(rawValue: f) else { throw UsageError(message: "--format '\(f)' must be csv or json") }
+            return format
+        }
+        switch (file as NSString).pathExtension.lowercased() {
+        case "csv": return .csv
+        case "json": return .json
+        default: throw UsageError(message: "cannot tell the format of '\(file)' from its name; add --format csv or --format json")
+        }
+    }
+
+    static func read(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            Output.err("Error: cannot read \(path); check the path and its permissions.")
+            throw ExitStatus(code: 1)
+        }
+        return Array(data)
+    }
+
+    static func shortURL(_ link: ShortLink, table: RouteTable) -> String {
+        guard let site = table.site(named: link.site) else { return link.code }
+        return "https://\(site.canonicalHost)\(site.config.shortLinks?.effectivePrefix ?? "/")\(link.code)"
+    }
+
+    static func printReport(_ plan: ImportPlan, _ outcome: ImportOutcome, source: String, dryRun: Bool, site: CompiledSite?, table: RouteTable) {
+        let verb = dryRun ? "Dry run of" : "Imported"
+        Output.out("\(verb) \(source)\(site.map { " into site '\($0.name)'" } ?? ""): \(plan.recordCount) row(s)\(dryRun ? " — nothing written" : "")")
+        let would = dryRun ? "would be " : ""
+        let archived = outcome.imported.filter { $0.link.fdl?.archived == true && $0.link.disabled }.count
+        Output.out("  \(would)imported:  \(outcome.imported.count)\(archived > 0 ? " (\(archived) archived in Firebase, imported disabled: 'links enable CODE' serves one)" : "")")
+        Output.out("  \(would)updated:   \(outcome.updated.count)")
+        Output.out("  unchanged: \(outcome.unchanged.count)")
+        Output.out("  skipped:   \(plan.skipped.count)")
+        Output.out("  errors:    \(plan.errors.count)")
+        for column in plan.ignoredColumns { Output.note("Note: column '\(column)' is not a Takeout column Linkwell reads; it is ignored.") }
+        let rows = outcome.imported + outcome.updated + outcome.unchanged
+        let app = rows.filter { $0.route != nil }.sorted { $0.row < $1.row }
+        let browser = rows.filter { $0.route == nil }.sorted { $0.row < $1.row }
+        if !app.isEmpty {
+            Output.out("")
+            Output.out("Open in the app — the target matches a route (\(app.count)):")
+            var byRoute: [String: Int] = [:]
+            for r in app { byRoute[r.route!, default: 0] += 1 }
+            for (route, n) in byRoute.sorted(by: { $0.key < $1.key }) { Output.out("  route '\(route)': \(n) link(s)") }
+        }
+        if !browser.isEmpty {
+            Output.out("")
+            Output.out("Browser only — no route matches the target, the link redirects to it (\(browser.count)):")
+            for r in browser.prefix(listLimit) { Output.out("  row \(r.row): \(shortURL(r.link, table: table)) → \(r.link.target)") }
+            more(browser.count)
+            Output.out("  (add a route for the paths the app should open, then import again: it updates them)")
+        }
+        if !plan.skipped.isEmpty {
+            Output.out("")
+            Output.out("Skipped (\(plan.skipped.count)):")
+            for s in plan.skipped.prefix(listLimit) { Output.out("  row \(s.row), code '\(s.code)': \(s.reason)") }
+            more(plan.skipped.count)
+        }
+        if !plan.errors.isEmpty {
+            Output.err("")
+            Output.err("Errors (\(plan.errors.count)) — these rows were not imported; fix them and import again (the rest stays as it is):")
+            for e in plan.errors.prefix(listLimit) { Output.err("  \(e)") }
+            if plan.errors.count > listLimit { Output.err("  … and \(plan.errors.count - listLimit) more (--json lists all)") }
+        }
+    }
+
+    static func more(_ count: Int) {
+        if count > listLimit { Output.out("  … and \(count - listLimit) more (--json lists all)") }
+    }
+
+    static func report(_ plan: ImportPlan, _ outcome: ImportOutcome, source: String, dryRun: Bool, table: RouteTable) -> [String: Any] {
+        func rows(_ list: [ImportRow]) -> [[String: Any]] {
+            list.map { r in
+                ["row": r.row, "code": r.link.code, "site": r.link.site, "url": shortURL(r.link, table: table), "target": r.link.target,
+                 "route": r.route.map { $0 as Any } ?? NSNull(), "opensApp": r.route != nil, "disabled": r.link.disabled]
+            }
+        }
+        return [
+            "file": source, "dryRun": dryRun, "rows": plan.recordCount,
+            "imported": rows(outcome.imported), "updated": rows(outcome.updated), "unchanged": rows(outcome.unchanged),
+            "skipped": plan.skipped.map { ["row": $0.row, "code": $0.code, "reason": $0.reason] },
+            "errors": plan.errors.map { e -> [String: Any] in
+                ["row": e.row, "line": e.line, "column": e.column.map { $0 as Any } ?? NSNull(), "message": e.message, "fix": e.fix]
+            },
+            "ignoredColumns": plan.ignoredColumns,
+        ]
+    }
+}
