@@ -44,9 +44,11 @@ ENDPOINTS = [
     ("landing", "/post/123", 200),
     ("notfound", "/does/not/exist", 404),
     ("revalidate304", "/.well-known/apple-app-site-association", 304),
+    # A short link whose target is the landing endpoint's URL (docs/short-links.md: at most 10 % more).
+    ("shortlink", "/bench1", 200),
 ]
 COPIED = [("aasa", "/.well-known/apple-app-site-association", 200), ("assetlinks", "/.well-known/assetlinks.json", 200),
-          ("landing", "/post/123", 200), ("notfound", "/does/not/exist", 404)]
+          ("landing", "/post/123", 200), ("notfound", "/does/not/exist", 404), ("shortlink", "/bench1", 200)]
 
 
 def log(*a):
@@ -230,6 +232,18 @@ def keep(a, path):
         os.remove(path)
 
 
+def with_short_link(a, tmp):
+    """A copy of the config (in `tmp`, so its link database is beside it and nothing is written
+    under the repository) with the short link /bench1 → --short-link-target."""
+    config = os.path.join(tmp, "bench-config" + os.path.splitext(a.config)[1])
+    shutil.copy(a.config, config)
+    r = subprocess.run([a.linkwell, "links", "add", "--config", config, "--code", "bench1", "--target", a.short_link_target],
+                       capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        raise SystemExit(f"callgrind: could not add the short link: {r.stderr.strip()}")
+    return config
+
+
 def copies_of_linkwell(a, tmp):
     """The bytes nginx serves: Linkwell's own responses, fetched from a native Linkwell."""
     lw = driver.start_linkwell(a.linkwell, a.config, tmp, name="linkwell-copies", admin=False)
@@ -275,6 +289,8 @@ def main():
     ap.add_argument("--linkwell", default=os.path.join(ROOT, ".build/release/linkwell"))
     ap.add_argument("--resolution-bench", default=os.path.join(ROOT, ".build/release/linkwell-bench"))
     ap.add_argument("--config", default=os.path.join(ROOT, "config/linkwell.json5"))
+    ap.add_argument("--short-link-target", default="https://diallodev.online/post/123",
+                    help="the shortlink endpoint's target: the landing endpoint's URL on the config's default site")
     ap.add_argument("--quick", action="store_true", help="CI smoke: 200 requests, AASA and 404, logs off, 100 routes")
     ap.add_argument("--requests", type=int, help="counted requests per endpoint (default 20000; quick 200)")
     ap.add_argument("--warmup", type=int, default=20, help="requests to every endpoint before counting (default 20)")
@@ -309,6 +325,7 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="linkwell-callgrind-")
     started = time.monotonic()
+    a.config = with_short_link(a, tmp)
     copies = copies_of_linkwell(a, tmp)
     counter = Counter(a, tmp, copies)
     http = []

@@ -55,6 +55,14 @@ public enum ArchivedPolicy: String, Sendable, CaseIterable {
     case skip
 }
 
+extension String {
+    /// Without leading and trailing spaces and tabs (cheap when there are none, as in most fields).
+    var trimmedSpaces: String {
+        guard let f = utf8.first, let l = utf8.last, f == 0x20 || f == 0x09 || l == 0x20 || l == 0x09 else { return self }
+        return trimmingCharacters(in: .whitespaces)
+    }
+}
+
 public enum FDLTakeout {
     /// The Takeout's columns, as Firebase wrote them.
     public static let columns = ["Short link"] + FDLLink.parameters + ["Archived?", "Link name", "Creation timestamp"]
@@ -104,7 +112,7 @@ public enum FDLTakeout {
             return
         }
         func field(_ name: String) -> String {
-            header[name].map { record.fields[$0].trimmingCharacters(in: .whitespaces) } ?? ""
+            header[name].map { record.fields[$0].trimmedSpaces } ?? ""
         }
         // The code: the short link's path after the site's prefix.
         let short = field("Short link")
@@ -183,21 +191,59 @@ public enum FDLTakeout {
     }
 
     /// ISO 8601 with `T` or a space, with or without a zone (UTC then), fractions allowed; or
-    /// Unix seconds / milliseconds.
+    /// Unix seconds / milliseconds. Parsed by hand: a formatter per row would cost more than the
+    /// rest of the row.
     public static func parseTimestamp(_ s: String) -> Date? {
-        if !s.isEmpty, s.allSatisfy(\.isNumber), let n = Double(s) {
+        let b = Array(s.utf8)
+        if !b.isEmpty, b.count <= 16, b.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Double(s) {
             return Date(timeIntervalSince1970: n > 100_000_000_000 ? n / 1000 : n)
         }
-        var text = s.replacingOccurrences(of: " ", with: "T")
-        if text.count == 19 { text += "Z" }
-        let plain = ISO8601DateFormatter()
-        if let d = plain.date(from: text) { return d }
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let d = fractional.date(from: text) { return d }
-        if text.count > 19, !text.hasSuffix("Z"), !text.dropFirst(19).contains("+"), !text.dropFirst(19).contains("-") {
-            return fractional.date(from: text + "Z")
+        func number(_ from: Int, _ count: Int) -> Int? {
+            guard from + count <= b.count else { return nil }
+            var v = 0
+            for i in from..<(from + count) {
+                guard b[i] >= 0x30 && b[i] <= 0x39 else { return nil }
+                v = v * 10 + Int(b[i] - 0x30)
+            }
+            return v
         }
-        return nil
+        guard b.count >= 19, let y = number(0, 4), b[4] == UInt8(ascii: "-"), let mo = number(5, 2), b[7] == UInt8(ascii: "-"),
+              let d = number(8, 2), b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " ") || b[10] == UInt8(ascii: "t"),
+              let h = number(11, 2), b[13] == UInt8(ascii: ":"), let mi = number(14, 2), b[16] == UInt8(ascii: ":"), let sec = number(17, 2),
+              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, sec < 61
+        else { return nil }
+        var i = 19
+        var fraction = 0.0
+        if i < b.count, b[i] == UInt8(ascii: ".") {
+            i += 1
+            var digits = 0, scale = 1
+            let start = i
+            while i < b.count, b[i] >= 0x30 && b[i] <= 0x39 {
+                if scale < 1_000_000_000 { digits = digits * 10 + Int(b[i] - 0x30); scale *= 10 }
+                i += 1
+            }
+            if i == start { return nil }
+            fraction = Double(digits) / Double(scale)
+        }
+        var offset = 0
+        if i < b.count {
+            if (b[i] == UInt8(ascii: "Z") || b[i] == UInt8(ascii: "z")), i + 1 == b.count {
+                offset = 0
+            } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-"), b.count == i + 6, let oh = number(i + 1, 2),
+                      b[i + 3] == UInt8(ascii: ":"), let om = number(i + 4, 2) {
+                offset = (oh * 3600 + om * 60) * (b[i] == UInt8(ascii: "+") ? 1 : -1)
+            } else {
+                return nil
+            }
+        }
+        // Days from 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+        let yy = mo <= 2 ? y - 1 : y
+        let era = (yy >= 0 ? yy : yy - 399) / 400
+        let yoe = yy - era * 400
+        let doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        let seconds = days * 86_400 + h * 3600 + mi * 60 + sec - offset
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 }

@@ -115,7 +115,7 @@ public enum LinkFile {
             var bad = false
             for k in ["expiresAt", "createdAt", "updatedAt"] {
                 guard let text = v[k] else { continue }
-                guard let d = ISO8601DateFormatter().date(from: text) else {
+                guard let d = FDLTakeout.parseTimestamp(text), !text.allSatisfy(\.isNumber) else {
                     fail(k, "'\(text)' is not an ISO 8601 time", "write e.g. 2027-01-31T00:00:00Z"); bad = true; break
                 }
                 dates[k] = d

@@ -141,9 +141,20 @@ struct FDLTakeoutTests {
     @Test(arguments: [
         ("2021-03-04T05:06:07Z", 1_614_834_367.0), ("2021-03-04 05:06:07", 1_614_834_367), ("2021-03-04T07:06:07+02:00", 1_614_834_367),
         ("2021-03-04 05:06:07.250", 1_614_834_367.25), ("1614834367", 1_614_834_367), ("1614834367000", 1_614_834_367),
+        ("2024-02-29T00:00:00Z", 1_709_164_800), ("1969-12-31T23:59:59Z", -1), ("2000-03-01T00:00:00-05:30", 951_888_600),
     ])
     func timestamps(text: String, seconds: Double) {
         #expect(FDLTakeout.parseTimestamp(text)?.timeIntervalSince1970 == seconds)
+        // The hand-written parser agrees with Foundation's wherever Foundation reads the text.
+        if text.contains("T"), !text.contains(".") {
+            #expect(ISO8601DateFormatter().date(from: text)?.timeIntervalSince1970 == seconds)
+        }
+    }
+
+    @Test(arguments: ["", "2021-13-01 00:00:00", "2021-03-04", "2021-03-04T05:06:07+0200", "2021-03-04T25:00:00Z", "next tuesday",
+                      "2021-03-04T05:06:07Zjunk", "2021-03-04T05:06:07."])
+    func notTimestamps(text: String) {
+        #expect(FDLTakeout.parseTimestamp(text) == nil)
     }
 
     // Long links: the same mapping, with every redirect URL held to the site's hosts.
