@@ -104,7 +104,8 @@ def test_scanner_agrees_with_the_compilers_symbol_graph(tmp_path):
     out.mkdir()
     target = subprocess.run(["swift", "-print-target-info"], capture_output=True, text=True, timeout=60)
     triple = re.search(r'"triple":\s*"([^"]+)"', target.stdout).group(1)
-    c_modules = ["-I", str(ROOT / "Sources" / "CMicroHTTPD"), "-I", str(ROOT / "Sources" / "CQRencode"), "-I", str(ROOT / "Sources" / "CRsvg"), "-I", str(ROOT / "Sources" / "CSQLite")]
+    c_modules = ["-I", str(ROOT / "Sources" / "CMicroHTTPD"), "-I", str(ROOT / "Sources" / "CQRencode"), "-I", str(ROOT / "Sources" / "CRsvg"), "-I", str(ROOT / "Sources" / "CSQLite"), "-I", str(ROOT / "Sources" / "CPostgres"),
+                 "-Xcc", "-I/usr/include/postgresql"]
     # CRsvg's header includes librsvg's and glib's, found through pkg-config as SwiftPM does.
     cflags = subprocess.run(["pkg-config", "--cflags", "librsvg-2.0"], capture_output=True, text=True, timeout=30, check=True).stdout.split()
     c_modules += [a for flag in cflags for a in ("-Xcc", flag)]
