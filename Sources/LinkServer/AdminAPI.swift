@@ -163,7 +163,7 @@ final class AdminAPI: Sendable {
         let query = Self.queryItems(request.rawQuery)
         var limit = Self.defaultPageSize
         if let text = query["limit"] {
-            guard let n = Int(text), (1...Self.maximumPageSize).contains(n) else {
+            guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let n = Int(text), (1...Self.maximumPageSize).contains(n) else {
                 return Self.error(400, "invalid_parameter", "limit is '\(text)'; it must be a whole number from 1 to \(Self.maximumPageSize)",
                                   fix: "send e.g. ?limit=\(Self.defaultPageSize) (the default) or ?limit=\(Self.maximumPageSize) (the most)")
             }
