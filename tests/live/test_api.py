@@ -1,7 +1,7 @@
 """The admin REST API against the real server: bearer tokens (none, wrong, revoked, right; 401s
 counted in /metrics), create and serve at once on the public port, a bulk of 10,000 (and 10,001
 refused), pagination, validation errors, the body limit, the public port that cannot reach the
-API, and schemathesis run on the served OpenAPI document."""
+API, schemathesis run on the served OpenAPI document, and the same on PostgreSQL storage."""
 import json
 import shutil
 import subprocess
@@ -9,9 +9,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import json5
 import pytest
 
 from conftest import BINARY, ROOT, curl
+from pgserver import PostgresServer
 
 SCHEMATHESIS = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "schemathesis"
 
@@ -238,3 +240,41 @@ def test_openapi_document_passes_schemathesis_against_the_real_server(served, tm
     tail = result.stdout[-6000:]
     assert result.returncode == 0, tail
     assert "No issues found" in tail and "Authentication failed" not in tail, tail
+
+
+def test_the_api_on_postgresql(tmp_path, start_server, monkeypatch):
+    """The same SQL on a real PostgreSQL server: tokens, bulk create, pages, patch, delete, revoke."""
+    pg = PostgresServer()
+    try:
+        config = json5.loads((ROOT / "config" / "examples" / "fitconnect.json5").read_text())
+        config["storage"] = {"postgres": pg.url}
+        cfg = tmp_path / "linkwell.json5"
+        cfg.write_text(json.dumps(config))
+        monkeypatch.setenv("LINKWELL_POSTGRES_PASSWORD", pg.PASSWORD)
+        token = cli(cfg, "tokens", "create", "--name", "pg")
+        old = cli(cfg, "tokens", "create", "--name", "old")
+        server = start_server(cfg, extra=["--access-log", "off"])
+
+        batch = [{"code": f"p{i:04d}", "target": f"https://fitconnect.app/p/{i}"} for i in range(2500)]
+        status, _, body = api(server, "POST", "/api/v1/links", token=token, body=batch)
+        assert status == 201 and body["count"] == 2500
+        assert api(server, "POST", "/api/v1/links", token=token, body=batch[:1])[2]["error"]["code"] == "code_taken"
+        seen, cursor = [], None
+        while True:
+            _, _, page = api(server, "GET", "/api/v1/links?limit=1000" + (f"&next={cursor}" if cursor else ""), token=token)
+            seen += [l["code"] for l in page["links"]]
+            cursor = page["next"]
+            if cursor is None:
+                break
+        assert seen == [b["code"] for b in batch]
+        assert public(server, "/p0042")[0] == 302
+        assert api(server, "PATCH", "/api/v1/links/fitconnect/p0042", token=token, body={"disabled": True})[2]["status"] == "disabled"
+        assert public(server, "/p0042")[0] == 404
+        assert api(server, "DELETE", "/api/v1/links/fitconnect/p0043", token=token)[0] == 204
+        assert pg.psql("SELECT count(*) FROM links", database=pg.DATABASE).strip() == "2499"
+        assert pg.psql("SELECT name, revoked FROM api_tokens ORDER BY name", database=pg.DATABASE).split() == ["old|0", "pg|0"]
+        cli(cfg, "tokens", "revoke", "old")
+        assert api(server, "GET", "/api/v1/links", token=old)[2]["error"]["code"] == "revoked_token"
+        assert token not in pg.psql("SELECT hash FROM api_tokens", database=pg.DATABASE)
+    finally:
+        pg.close()
