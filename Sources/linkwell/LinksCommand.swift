@@ -118,7 +118,7 @@ enum LinksCommand: LinkwellCommand {
         let link: ShortLink
         switch try store.create([NewShortLink(link: draft, style: args.has("--unguessable") ? .unguessable : .short, length: length)], table: table) {
         case let .refused(errors):
-            Output.err("Error: cannot add '\(draft.code.isEmpty ? "a generated code" : draft.code)' to site '\(site.name)': \(errors.map(\.message).joined(separator: "; "))")
+            Output.err("Error: cannot add \(draft.code.isEmpty ? "a link" : "'\(draft.code)'") to site '\(site.name)': \(errors.map(\.message).joined(separator: "; "))")
             return 1
         case let .created(created):
             link = created[0]
