@@ -57,7 +57,7 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
         // Short links: the model, the SQLite and PostgreSQL stores, code generation and collision checks. No server code.
-        .target(name: "LinkStore", dependencies: ["LinkRouting", "CSQLite", "CPostgres"]),
+        .target(name: "LinkStore", dependencies: ["LinkRouting", "LinkwellJSON", "CSQLite", "CPostgres"]),
         .systemLibrary(
             name: "CQRencode",
             pkgConfig: "libqrencode",

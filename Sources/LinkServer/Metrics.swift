@@ -30,6 +30,8 @@ public final class Metrics: Sendable {
     /// Unix time in milliseconds of the last snapshot that loaded (0: none).
     private let lastSuccessMillis = Atomic<Int>(0)
     public let version: String
+    /// The admin REST API's counters (APIMetrics.swift).
+    public let api = APIMetrics()
 
     public init(version: String) {
         self.version = version
@@ -131,6 +133,7 @@ public final class Metrics: Sendable {
         out += "# HELP linkwell_config_last_reload_success_timestamp_seconds When the serving configuration was loaded.\n"
         out += "# TYPE linkwell_config_last_reload_success_timestamp_seconds gauge\n"
         out += "linkwell_config_last_reload_success_timestamp_seconds \(Double(lastSuccessMillis.load(ordering: .relaxed)) / 1000)\n"
+        out += api.render()
         out += "# HELP linkwell_build_info The running version.\n"
         out += "# TYPE linkwell_build_info gauge\n"
         out += "linkwell_build_info{version=\"\(Self.label(version))\"} 1\n"

@@ -46,6 +46,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var requestHeaderMemoryBytes: Int?
     /// Only these methods are answered (405 for the rest, before any body is read).
     public static let allowedMethods = ["GET", "HEAD"]
+    /// The admin listener's methods: the REST API's, and those it answers 405 with an `Allow` header.
+    public static let adminAllowedMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]
     /// How long a stopping server waits for requests in flight.
     public var shutdownDeadlineSeconds: Double = 10
     public var logQueryStrings: Bool = false
@@ -138,7 +140,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         admin.map {
             HTTPDaemonOptions(
                 listen: [$0], threads: 1, connectionLimit: 64, connectionTimeoutSeconds: 10,
-                headLimits: RequestHeadLimits(allowedMethods: Self.allowedMethods), requestBodyLimit: 0, logger: logger)
+                headLimits: RequestHeadLimits(allowedMethods: Self.adminAllowedMethods), requestBodyLimit: AdminAPI.bodyLimit,
+                collectsRequestBodies: true, logger: logger)
         }
     }
 }

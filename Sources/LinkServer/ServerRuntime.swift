@@ -85,10 +85,32 @@ public final class ServerRuntime: Sendable {
     /// validation is logged and counted, and the current snapshot keeps serving.
     @discardableResult
     public func reload(reason: String) -> Bool {
+        rebuild(reason: reason, configReload: true)
+    }
+
+    /// The link database changed (a write through the admin API): rebuilds the snapshot at once,
+    /// so the public listener serves the change on its next request. Logged as `links_reloaded`,
+    /// not counted as a config reload. (It reads the config file again too; the storage work of
+    /// issue 16 replaces this with a refresh of the link index alone.)
+    public func linksChanged() {
+        rebuild(reason: "links_changed", configReload: false)
+    }
+
+    /// Links written in this process (the admin API): puts them into the serving link index at
+    /// once — only these links are checked again, the rest of the snapshot is shared.
+    public func linksChanged(changed: [ShortLink], removed: [(site: String, code: String)] = []) {
+        reloading.withLock { _ in
+            current.withLock { $0 = $0.replacingLinks($0.links.applying(changed: changed, removed: removed, table: $0.table)) }
+        }
+        log.event("links_changed", [("changed", .int(changed.count)), ("removed", .int(removed.count))])
+    }
+
+    @discardableResult
+    private func rebuild(reason: String, configReload: Bool) -> Bool {
         reloading.withLock { _ in
             let (snapshot, report) = Self.loadSnapshot(configPath: configPath)
             guard let snapshot else {
-                metrics.recordReload(success: false)
+                if configReload { metrics.recordReload(success: false) }
                 log.event("reload_failed", [
                     ("reason", .string(reason)), ("config", .string(configPath)),
                     ("errors", .strings(report.errors.map(\.description))),
@@ -99,6 +121,10 @@ public final class ServerRuntime: Sendable {
             // The old snapshot (and its caches) is freed once the last request using it is done;
             // hand the freed heap back to the system instead of keeping the high-water mark.
             _ = malloc_trim(0)
+            if !configReload {
+                log.event("links_reloaded", [("links", .int(snapshot.links.count))])
+                return true
+            }
             metrics.recordReload(success: true)
             log.event("reloaded", [
                 ("reason", .string(reason)), ("config", .string(configPath)),
@@ -115,7 +141,7 @@ public final class ServerRuntime: Sendable {
     public var handler: some HTTPHandler { PublicHandler(runtime: self) }
 
     /// `/healthz`, `/readyz`, `/metrics`.
-    public var adminHandler: some HTTPHandler { AdminHandler(runtime: self) }
+    public var adminHandler: some HTTPHandler { AdminHandler(runtime: self, api: AdminAPI(runtime: self)) }
 
     struct PublicHandler: HTTPHandler {
         let runtime: ServerRuntime
@@ -219,8 +245,11 @@ public final class ServerRuntime: Sendable {
 
     struct AdminHandler: HTTPHandler {
         let runtime: ServerRuntime
+        /// `/api/v1/…` (AdminAPI.swift).
+        let api: AdminAPI
 
         func handle(_ request: HTTPRequest) -> HTTPResponse {
+            if request.rawPath == AdminAPI.prefix || request.rawPath.hasPrefix(AdminAPI.prefix + "/") { return api.handle(request) }
             guard request.method == "GET" || request.method == "HEAD" else {
                 return Responder.plain(405, "Method Not Allowed\n", extra: [("Allow", "GET, HEAD")])
             }
@@ -237,7 +266,7 @@ public final class ServerRuntime: Sendable {
                 return .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")],
                                 body: Array(runtime.metrics.render().utf8))
             default:
-                return Responder.plain(404, "Not found: try /healthz, /readyz or /metrics\n")
+                return Responder.plain(404, "Not found: try /healthz, /readyz, /metrics or /api/v1/openapi.json\n")
             }
         }
     }

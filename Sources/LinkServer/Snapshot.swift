@@ -84,6 +84,22 @@ public final class Snapshot: Sendable {
         try self.init(loaded: loaded, publicDirectory: publicDirectory, configDirectory: configDirectory, renderer: renderer, links: links)
     }
 
+    /// This snapshot with another link index (everything else shared): a link write through the
+    /// admin API swaps this in (ServerRuntime.linksChanged(changed:removed:)).
+    public func replacingLinks(_ links: LinkIndex) -> Snapshot { Snapshot(copying: self, links: links) }
+
+    private init(copying other: Snapshot, links: LinkIndex) {
+        table = other.table
+        sites = other.sites
+        assets = other.assets
+        server = other.server
+        proxyTrust = other.proxyTrust
+        renderer = other.renderer
+        self.links = links
+        publicDirectory = other.publicDirectory
+        createdAt = other.createdAt
+    }
+
     /// The snapshot's view of a compiled site.
     public func site(_ compiled: CompiledSite) -> Site {
         sites[compiled.index]

@@ -42,6 +42,26 @@ public struct LinkIndex: Sendable {
         self.skipped = skipped
     }
 
+    private init(bySite: [String: [String: IndexedShortLink]], skipped: [(site: String, code: String, reason: String)]) {
+        self.bySite = bySite
+        self.skipped = skipped
+    }
+
+    /// This index with `changed` links put in (replacing those with their site and code) and the
+    /// links `removed` taken out: a write of a few links costs those links, not a rebuild.
+    public func applying(changed: [ShortLink], removed: [(site: String, code: String)] = [], table: RouteTable) -> LinkIndex {
+        var bySite = self.bySite
+        var skipped = self.skipped
+        let touched = Set(changed.map { "\($0.site)\u{0}\($0.code)" } + removed.map { "\($0.site)\u{0}\($0.code)" })
+        skipped.removeAll { touched.contains("\($0.site)\u{0}\($0.code)") }
+        for (site, code) in removed { bySite[site]?[code] = nil }
+        let added = LinkIndex(links: changed, table: table)
+        for link in changed { bySite[link.site]?[link.code] = nil }
+        for (site, links) in added.bySite { bySite[site, default: [:]].merge(links) { _, new in new } }
+        skipped += added.skipped
+        return LinkIndex(bySite: bySite, skipped: skipped)
+    }
+
     /// The live link with `code` on `site` at `now` (an expired link is nil), from memory.
     public func lookup(site: String, code: Substring, now: Date = Date()) -> IndexedShortLink? {
         guard let entry = bySite[site]?[String(code)], entry.link.isLive(at: now) else { return nil }

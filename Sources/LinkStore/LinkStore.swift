@@ -44,6 +44,21 @@ public final class LinkStore: Sendable {
             ALTER TABLE links ADD COLUMN expires_at INTEGER;
             """
         ),
+        (
+            3, "api tokens",
+            // Bearer tokens of the admin API (APIToken.swift): the SHA-256 of the token, never the token.
+            """
+            CREATE TABLE api_tokens (
+                name TEXT NOT NULL,
+                hash TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                last_used_at BIGINT,
+                revoked BIGINT NOT NULL DEFAULT 0,
+                PRIMARY KEY (name)
+            );
+            CREATE UNIQUE INDEX api_tokens_hash ON api_tokens (hash);
+            """
+        ),
         FDLParameters.migration,
         (
             // A counter every change of `links` bumps (triggers, so every writer counts): the
@@ -152,12 +167,12 @@ public final class LinkStore: Sendable {
 
     // MARK: Links
 
-    private static let columns =
+    static let columns =
         "site, code, target, preview_title, preview_description, preview_image, ios_fallback, android_fallback, desktop_fallback, forced_redirect, expires_at, disabled, created_at, updated_at, "
         + FDLParameters.columns.joined(separator: ", ")
-    private static let placeholders = Array(repeating: "?", count: 14 + FDLParameters.columns.count).joined(separator: ", ")
+    static let placeholders = Array(repeating: "?", count: 14 + FDLParameters.columns.count).joined(separator: ", ")
 
-    private static func values(_ l: ShortLink) -> [SQLValue] {
+    static func values(_ l: ShortLink) -> [SQLValue] {
         [
             .text(l.site), .text(l.code), .text(l.target), .text(l.previewTitle), .text(l.previewDescription), .text(l.previewImage),
             .text(l.iosFallback), .text(l.androidFallback), .text(l.desktopFallback), .bool(l.forcedRedirect), .date(l.expiresAt),
@@ -165,7 +180,7 @@ public final class LinkStore: Sendable {
         ] + (l.fdl ?? FDLParameters()).values
     }
 
-    private static func link(_ r: SQLRow) -> ShortLink {
+    static func link(_ r: SQLRow) -> ShortLink {
         ShortLink(
             code: r.text(1) ?? "", site: r.text(0) ?? "", target: r.text(2) ?? "",
             previewTitle: r.text(3), previewDescription: r.text(4), previewImage: r.text(5),

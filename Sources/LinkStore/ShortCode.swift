@@ -101,7 +101,7 @@ public enum ShortCode {
         return nil
     }
 
-    static func isCodeCharacter(_ s: Unicode.Scalar) -> Bool {
+    public static func isCodeCharacter(_ s: Unicode.Scalar) -> Bool {
         switch s {
         case "A"..."Z", "a"..."z", "0"..."9", "-", "_": return true
         default: return false

@@ -63,7 +63,7 @@ public struct ShortLink: Sendable, Equatable, Codable {
     }
 
     /// The store keeps whole seconds (Unix time); links compare equal after a round trip.
-    static func wholeSeconds(_ d: Date) -> Date {
+    public static func wholeSeconds(_ d: Date) -> Date {
         Date(timeIntervalSince1970: d.timeIntervalSince1970.rounded(.down))
     }
 }

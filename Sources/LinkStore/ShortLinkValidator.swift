@@ -17,12 +17,17 @@ public enum ShortLinkValidator {
     /// site's domains or a custom-scheme link of its apps, and its fallbacks http(s) URLs.
     public static func check(_ link: ShortLink, table: RouteTable) -> Result<ShortLinkTarget, ShortLinkRefusal> {
         guard let site = table.site(named: link.site) else {
-            return .failure(ShortLinkRefusal("there is no site '\(link.site)'; the config's sites are \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))"))
+            return .failure(ShortLinkRefusal("there is no site '\(link.site)'; the config's sites are \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))", field: "site"))
         }
-        if let reason = ShortCode.conflict(code: link.code, site: site, table: table) { return .failure(ShortLinkRefusal(reason)) }
-        for (name, value) in [("iOS fallback", link.iosFallback), ("Android fallback", link.androidFallback), ("desktop fallback", link.desktopFallback), ("preview image", link.previewImage)] {
-            if let value, !(value.hasPrefix("https://") || value.hasPrefix("http://")) {
-                return .failure(ShortLinkRefusal("the \(name) '\(value)' is not an http(s) URL"))
+        if let reason = ShortCode.conflict(code: link.code, site: site, table: table) { return .failure(ShortLinkRefusal(reason, field: "code")) }
+        for (name, field, value) in [
+            ("iOS fallback", "iosFallback", link.iosFallback), ("Android fallback", "androidFallback", link.androidFallback),
+            ("desktop fallback", "desktopFallback", link.desktopFallback), ("preview image", "previewImage", link.previewImage),
+        ] {
+            if let value, !isWebURL(value) {
+                return .failure(ShortLinkRefusal(
+                    "the \(name) '\(value)' is not an http(s) URL (http:// or https://, a host of A–Z a–z 0–9 . -, an optional :port, then no spaces or control characters)",
+                    field: field))
             }
         }
         switch table.resolve(link.target) {
@@ -70,10 +75,45 @@ extension ShortLinkValidator {
         else { return nil }
         return m
     }
+    /// The pattern ``isWebURL(_:)`` checks, as a regular expression (for the OpenAPI document).
+    public static let webURLPattern = "^https?://[A-Za-z0-9.-]+(:[0-9]+)?([/?#][^\\u0000-\\u0020\\u007f]*)?$"
+
+    /// An `http://` or `https://` URL with a host of `A–Z a–z 0–9 . -`, an optional `:port`, and
+    /// after it (from `/`, `?` or `#`) no space or control character: what a browser can be sent to.
+    public static func isWebURL(_ s: String) -> Bool {
+        let rest: Substring
+        if s.hasPrefix("https://") { rest = s.dropFirst(8) } else if s.hasPrefix("http://") { rest = s.dropFirst(7) } else { return false }
+        let scalars = Array(rest.unicodeScalars)
+        var i = 0
+        while i < scalars.count, isHostScalar(scalars[i]) { i += 1 }
+        if i == 0 { return false }
+        if i < scalars.count, scalars[i] == ":" {
+            let start = i + 1
+            i = start
+            while i < scalars.count, ("0"..."9").contains(scalars[i]) { i += 1 }
+            if i == start { return false }
+        }
+        if i == scalars.count { return true }
+        guard ["/", "?", "#"].contains(scalars[i]) else { return false }
+        return scalars[i...].allSatisfy { $0.value > 0x20 && $0.value != 0x7F }
+    }
+
+    static func isHostScalar(_ s: Unicode.Scalar) -> Bool {
+        switch s {
+        case "A"..."Z", "a"..."z", "0"..."9", ".", "-": true
+        default: false
+        }
+    }
 }
 
-/// Why a short link was refused (the whole sentence).
+/// Why a short link was refused (the whole sentence), and which field of the link is wrong.
 public struct ShortLinkRefusal: Error, Equatable, CustomStringConvertible {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// The field at fault, as the API and `links --json` name it: `site`, `code`, `target`,
+    /// `iosFallback`, `androidFallback`, `desktopFallback`, `previewImage`.
+    public var field: String
+    public init(_ description: String, field: String = "target") {
+        self.description = description
+        self.field = field
+    }
 }

@@ -15,6 +15,7 @@ final class DaemonContext: @unchecked Sendable {
     let logger: (@Sendable (String) -> Void)?
     let summaryHeaders: [String]
     let requestBodyLimit: Int
+    let collectsRequestBodies: Bool
     let headLimits: RequestHeadLimits
     let tracker: ConnectionTracker
     /// Requests whose head is complete and whose response is not finished.
@@ -31,6 +32,7 @@ final class DaemonContext: @unchecked Sendable {
         self.logger = options.logger
         self.summaryHeaders = options.summaryHeaders
         self.requestBodyLimit = options.requestBodyLimit
+        self.collectsRequestBodies = options.collectsRequestBodies
         self.headLimits = options.headLimits
         self.tracker = ConnectionTracker(options: options)
         self.cLogger = .allocate(capacity: 1)
@@ -107,6 +109,10 @@ final class RequestContext {
     var status = 0
     var bodyBytes = 0
     var uploadedBytes = 0
+    /// The body, when the daemon collects bodies (`HTTPDaemonOptions.collectsRequestBodies`).
+    var body: [UInt8] = []
+    /// The body is (or is announced) longer than `requestBodyLimit`; `body` stays empty.
+    var bodyTooLarge = false
     var summaryHeaders: [(name: String, value: String)] = []
     /// Set when the head was refused before the handler ran (`RequestHeadCheck`).
     var rejection: RequestHeadRejection?
@@ -190,7 +196,7 @@ enum MHDCallbacks {
     /// now would make MHD close the connection after the reply. Calls with upload data: drain it.
     /// Last call (`*upload_data_size == 0`): run the Swift handler and queue its response.
     static let access: MHD_AccessHandlerCallback = {
-        cls, connection, url, method, version, _, uploadDataSize, conCls in
+        cls, connection, url, method, version, uploadData, uploadDataSize, conCls in
         guard let cls, let connection, let conCls, let uploadDataSize else { return .NO }
         let daemon = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
 
@@ -223,10 +229,33 @@ enum MHDCallbacks {
                     queueCopy(status: rejection.status, headers: headers, body: bytes, closing: true, on: connection)
                 }
             }
+            if daemon.collectsRequestBodies, let announced = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+               let length = Int(String(cString: announced)), length > daemon.requestBodyLimit {
+                request.bodyTooLarge = true
+                // Too much to drain, or a client waiting for "100 Continue": answer now, unread.
+                if length > 4 * daemon.requestBodyLimit || MHD_lookup_connection_value(connection, .HEADER_KIND, "Expect") != nil {
+                    let httpRequest = HTTPRequest(
+                        connection: connection, method: request.method, rawTarget: request.rawTarget, httpVersion: request.httpVersion,
+                        context: request)
+                    return queue(daemon.handler.handle(httpRequest), on: connection, for: request, closing: true)
+                }
+            }
             return .YES
         }
         if uploadDataSize.pointee != 0 {
             request.uploadedBytes += uploadDataSize.pointee
+            if daemon.collectsRequestBodies {
+                if request.uploadedBytes > daemon.requestBodyLimit {
+                    request.bodyTooLarge = true
+                    request.body = []
+                } else if let data = uploadData {
+                    data.withMemoryRebound(to: UInt8.self, capacity: uploadDataSize.pointee) {
+                        request.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: uploadDataSize.pointee))
+                    }
+                }
+                uploadDataSize.pointee = 0
+                return request.uploadedBytes > 4 * daemon.requestBodyLimit ? .NO : .YES
+            }
             uploadDataSize.pointee = 0
             return request.uploadedBytes > daemon.requestBodyLimit ? .NO : .YES
         }

@@ -31,8 +31,14 @@ public struct HTTPDaemonOptions: Sendable {
     public var connectionMemoryLimit: Int?
     /// Receives the connection events (refusals, head-deadline closes), summed up once a second.
     public var onConnectionEvent: (@Sendable (HTTPConnectionEvent) -> Void)?
-    /// Bytes of request body drained (and discarded) before the connection is dropped.
+    /// Bytes of request body drained (and discarded) before the connection is dropped; with
+    /// `collectsRequestBodies`, the largest body handed to the handler.
     public var requestBodyLimit: Int
+    /// Keep request bodies (up to `requestBodyLimit`) for the handler (`HTTPRequest.body`). A larger
+    /// body reaches the handler as `HTTPRequest.bodyTooLarge` (answer 413): drained when it is at most
+    /// 4 × the limit, else answered before it is read (and the connection closed). Off: bodies are
+    /// discarded, as `requestBodyLimit` says.
+    public var collectsRequestBodies: Bool
     /// Pending-connection queue length (`listen` backlog); nil = the system default.
     public var listenBacklog: Int?
     /// Set `SO_REUSEPORT` so several processes can share the port. Off by default: then binding a
@@ -58,6 +64,7 @@ public struct HTTPDaemonOptions: Sendable {
         requestBodyLimit: Int = 1 << 20,
         listenBacklog: Int? = nil,
         reusePort: Bool = false,
+        collectsRequestBodies: Bool = false,
         summaryHeaders: [String] = [],
         logger: (@Sendable (String) -> Void)? = nil,
         onConnectionEvent: (@Sendable (HTTPConnectionEvent) -> Void)? = nil
@@ -74,6 +81,7 @@ public struct HTTPDaemonOptions: Sendable {
         self.requestBodyLimit = requestBodyLimit
         self.listenBacklog = listenBacklog
         self.reusePort = reusePort
+        self.collectsRequestBodies = collectsRequestBodies
         self.summaryHeaders = summaryHeaders
         self.logger = logger
         self.onConnectionEvent = onConnectionEvent

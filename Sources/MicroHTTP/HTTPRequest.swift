@@ -15,6 +15,14 @@ public struct HTTPRequest {
     /// `HTTP/1.1`, `HTTP/1.0`.
     public let httpVersion: String
 
+    /// The request body, when the daemon collects bodies (`HTTPDaemonOptions.collectsRequestBodies`);
+    /// else empty.
+    public var body: [UInt8] { context?.body ?? fixedBody }
+    /// True when the body was longer than `HTTPDaemonOptions.requestBodyLimit` (then `body` is
+    /// empty): answer 413.
+    public var bodyTooLarge: Bool { context?.bodyTooLarge ?? false }
+    private let fixedBody: [UInt8]
+
     private let source: Source
     /// The daemon's per-request state, for `attach(_:)`; nil for a request built in a test.
     private let context: RequestContext?
@@ -30,6 +38,7 @@ public struct HTTPRequest {
         self.httpVersion = httpVersion
         self.source = .connection(connection)
         self.context = context
+        self.fixedBody = []
     }
 
     /// Hands `value` to the daemon's completion hook (`HTTPRequestSummary.annotation`), which
@@ -45,13 +54,15 @@ public struct HTTPRequest {
         rawTarget: String,
         httpVersion: String = "HTTP/1.1",
         headers: [(name: String, value: String)] = [],
-        peerAddress: String = "127.0.0.1"
+        peerAddress: String = "127.0.0.1",
+        body: [UInt8] = []
     ) {
         self.method = method
         self.rawTarget = rawTarget
         self.httpVersion = httpVersion
         self.source = .fixed(headers: headers, peerAddress: peerAddress)
         self.context = nil
+        self.fixedBody = body
     }
 
     /// The path part of `rawTarget` (before `?`), still percent-encoded.

@@ -1,9 +1,11 @@
 // linkwell links — short links in the config's SQLite store (storage.sqlite, default linkwell.db
 // beside the config): add, list, show, disable, enable, delete, import, export.
 
+import Association
 import Foundation
 import LinkRouting
 import LinkStore
+import LinkwellJSON
 
 enum LinksCommand: LinkwellCommand {
     static let spec = CommandSpec(
@@ -49,13 +51,7 @@ enum LinksCommand: LinkwellCommand {
         guard let action = args.positional.first else { throw UsageError(message: "name an action: add, list, show, disable, enable, delete, import or export") }
         let (validated, _) = try loadConfig(args)
         let table = validated.table
-        let store: LinkStore
-        do {
-            store = try LinkStore(StorageLocation.of(storage: table.config.storage, configPath: validated.file))
-        } catch {
-            Output.err("Error: \(error)")
-            return 1
-        }
+        let store = try openLinkStore(validated)
         do {
             switch action {
             case "add": return try add(args, table: table, store: store)
@@ -128,21 +124,18 @@ enum LinksCommand: LinkwellCommand {
         if args.value("--code") != nil && (args.has("--unguessable") || args.value("--length") != nil) {
             throw UsageError(message: "--code chooses the code; leave out --unguessable and --length")
         }
-        let code = try args.value("--code")
-            ?? ShortCode.generate(style: args.has("--unguessable") ? .unguessable : .short, length: length, site: site, table: table) {
-                try store.link(site: site.name, code: $0) != nil
-            }
-        let link = ShortLink(
-            code: code, site: site.name, target: target,
+        let draft = ShortLink(
+            code: args.value("--code") ?? "", site: site.name, target: target,
             previewTitle: args.value("--title"), previewDescription: args.value("--description"), previewImage: args.value("--image"),
             iosFallback: args.value("--ios-fallback"), androidFallback: args.value("--android-fallback"),
             desktopFallback: args.value("--desktop-fallback"), forcedRedirect: args.has("--forced-redirect"), expiresAt: expires)
-        switch ShortLinkValidator.check(link, table: table) {
-        case let .failure(refusal):
-            Output.err("Error: cannot add '\(code)' to site '\(site.name)': \(refusal)")
+        let link: ShortLink
+        switch try store.create([NewShortLink(link: draft, style: args.has("--unguessable") ? .unguessable : .short, length: length)], table: table) {
+        case let .refused(errors):
+            Output.err("Error: cannot add \(draft.code.isEmpty ? "a link" : "'\(draft.code)'") to site '\(site.name)': \(errors.map(\.message).joined(separator: "; "))")
             return 1
-        case .success:
-            try store.insert(link)
+        case let .created(created):
+            link = created[0]
         }
         if args.has("--json") {
             Output.json(json(link, table: table))
@@ -152,10 +145,19 @@ enum LinksCommand: LinkwellCommand {
         return 0
     }
 
+    /// The config's link database, opened (created on first use); on failure prints why and exits 1.
+    static func openLinkStore(_ validated: ValidatedConfig) throws -> LinkStore {
+        do {
+            return try LinkStore(StorageLocation.of(storage: validated.table.config.storage, configPath: validated.file))
+        } catch {
+            Output.err("Error: \(error)")
+            throw ExitStatus(code: 1)
+        }
+    }
+
     static func chosenSite(_ args: Arguments, table: RouteTable) throws -> CompiledSite {
         if let name = args.value("--site") { return try resolveSite(name, table: table) }
-        if table.sites.count == 1 { return table.sites[0] }
-        if let d = table.sites.first(where: { $0.config.isDefault == true }) { return d }
+        if let d = ShortLinkSites.defaultSite(table) { return d }
         throw UsageError(
             message: "the config has \(table.sites.count) sites and none is the default; choose one with --site (\(table.sites.map(\.name).joined(separator: ", ")))")
     }
@@ -167,9 +169,7 @@ enum LinksCommand: LinkwellCommand {
         return site
     }
 
-    static func url(_ link: ShortLink, table: RouteTable) -> String {
-        LinksImportCommand.shortURL(link, table: table)
-    }
+    static func url(_ link: ShortLink, table: RouteTable) -> String { link.url(table: table) }
 
     /// `route 'workout'`, `web page`, or why it no longer validates (the config changed since).
     static func describe(_ link: ShortLink, table: RouteTable) -> String {
@@ -180,36 +180,25 @@ enum LinksCommand: LinkwellCommand {
         }
     }
 
-    static func status(_ link: ShortLink) -> String {
-        link.disabled ? "disabled" : link.isLive() ? "live" : "expired"
+    static func status(_ link: ShortLink) -> String { link.status() }
+
+    static func iso(_ d: Date) -> String { ShortLink.iso(d) }
+
+    /// The link as the admin API shows it (`ShortLink.json(table:)`), for `Output.json`.
+    static func json(_ link: ShortLink, table: RouteTable) -> [String: Any] {
+        foundation(link.json(table: table)) as? [String: Any] ?? [:]
     }
 
-    static func iso(_ d: Date) -> String { d.formatted(.iso8601) }
-
-    static func json(_ link: ShortLink, table: RouteTable) -> [String: Any] {
-        var o: [String: Any] = [
-            "code": link.code, "site": link.site, "url": url(link, table: table), "target": link.target, "status": status(link),
-            "forcedRedirect": link.forcedRedirect, "disabled": link.disabled,
-            "createdAt": iso(link.createdAt), "updatedAt": iso(link.updatedAt),
-        ]
-        switch ShortLinkValidator.check(link, table: table) {
-        case let .success(.route(r)): o["route"] = r
-        case .success(.webPage): o["route"] = NSNull()
-        case let .failure(refusal): o["problem"] = refusal.description
+    /// A JSONValue as Foundation objects (JSONSerialization's input).
+    static func foundation(_ value: JSONValue) -> Any {
+        switch value {
+        case .null: return NSNull()
+        case let .bool(b): return b
+        case let .number(n): return Int(n) ?? Double(n) ?? 0
+        case let .string(s): return s
+        case let .array(a): return a.map(foundation)
+        case let .object(o): return Dictionary(o.map { ($0.key, foundation($0.value)) }, uniquingKeysWith: { _, last in last })
         }
-        let optional: [(String, String?)] = [
-            ("previewTitle", link.previewTitle), ("previewDescription", link.previewDescription), ("previewImage", link.previewImage),
-            ("iosFallback", link.iosFallback), ("androidFallback", link.androidFallback), ("desktopFallback", link.desktopFallback),
-            ("expiresAt", link.expiresAt.map(iso)),
-        ]
-        for (key, value) in optional { if let value { o[key] = value } }
-        if let fdl = link.fdl {
-            var f: [String: Any] = [:]
-            for (name, value) in fdl.named { if let value { f[name] = value } }
-            f["archived"] = fdl.archived
-            o["fdl"] = f
-        }
-        return o
     }
 
     static func printTable(_ links: [ShortLink]) {

@@ -97,8 +97,7 @@ enum LinksImportCommand {
     }
 
     static func shortURL(_ link: ShortLink, table: RouteTable) -> String {
-        guard let site = table.site(named: link.site) else { return link.code }
-        return "https://\(site.canonicalHost)\(site.config.shortLinks?.effectivePrefix ?? "/")\(link.code)"
+        table.site(named: link.site) == nil ? link.code : link.url(table: table)
     }
 
     static func printReport(_ plan: ImportPlan, _ outcome: ImportOutcome, source: String, dryRun: Bool, site: CompiledSite?, table: RouteTable) {

@@ -16,7 +16,7 @@ enum ServeCommand: LinkwellCommand {
         options: [
             configOption,
             OptionSpec(name: "--listen", valueName: "host:port", help: "Address to listen on: 127.0.0.1:8080, [::1]:8080, port 0 = any free port (default: server.listen, else 127.0.0.1:8080).", repeatable: true),
-            OptionSpec(name: "--admin", valueName: "host:port", help: "Admin listener for /healthz, /readyz, /metrics (default: server.admin, else 127.0.0.1:9090); 'off' disables it."),
+            OptionSpec(name: "--admin", valueName: "host:port", help: "Admin listener for /healthz, /readyz, /metrics and the REST API /api/v1 (default: server.admin, else 127.0.0.1:9090); 'off' disables it."),
             OptionSpec(name: "--threads", valueName: "n", help: "Polling threads per listen address (default: server.threads, else the core count)."),
             OptionSpec(name: "--log-format", valueName: "json|text", help: "One JSON object per line (default) or text for humans."),
             OptionSpec(name: "--access-log", valueName: "on|off|file", help: "One log line per request: on = stdout (default), off, or a file to append to (reopened on SIGUSR1, for logrotate). Buffered 64 KB / 1 s; metrics count requests either way."),

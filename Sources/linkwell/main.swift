@@ -16,6 +16,7 @@ let commands: [String: any LinkwellCommand.Type] = [
     "codegen": CodegenCommand.self,
     "completions": CompletionsCommand.self,
     "links": LinksCommand.self,
+    "tokens": TokensCommand.self,
 ]
 
 let topHelp = """
@@ -37,6 +38,7 @@ let topHelp = """
       link                      Build a link for a route from parameters.
       routes                    List the routes of every site.
       links                     Add, list, show, disable and delete short links (SQLite).
+      tokens                    Create, list and revoke bearer tokens of the admin REST API.
       verify                    Run the Apple or Android matcher on any association file (swcutil stand-in).
       doctor                    Check a live deployment over HTTPS the way Apple and Google fetch it.
       codegen                   Generate the apps' link router (Swift, Kotlin), intent filters and plists.

@@ -51,7 +51,7 @@ struct HardeningTests {
     }
 
     @Test("server limits: defaults, and the config's keys over them")
-    func limits() {
+    func limits() throws {
         let defaults = ServerConfiguration(nil)
         #expect(defaults.connectionLimit == 4096 && defaults.perIPConnectionLimit == 128)
         #expect(defaults.requestHeadTimeoutSeconds == 10 && defaults.requestHeadBytes == 16384 && defaults.requestLineBytes == 8192)
@@ -68,6 +68,10 @@ struct HardeningTests {
         #expect(options.perIPLimitExemptions.map(\.description) == ["10.0.0.0/8"])
         #expect(options.headLimits.allowedMethods == ["GET", "HEAD"])
         #expect(options.effectiveConnectionMemoryLimit == 4096 + 2 * 4096 + 8192)
-        #expect(set.adminDaemonOptions()?.headLimits.allowedMethods == ["GET", "HEAD"])
+        // The public listener reads no body; the admin listener keeps bodies for the REST API.
+        #expect(options.requestBodyLimit == 0 && !options.collectsRequestBodies)
+        let admin = try #require(set.adminDaemonOptions())
+        #expect(admin.headLimits.allowedMethods == ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"])
+        #expect(admin.collectsRequestBodies && admin.requestBodyLimit == 16 << 20)
     }
 }

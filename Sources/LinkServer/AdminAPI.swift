@@ -1,0 +1,398 @@
+// The admin REST API, on the admin listener only (`server.admin`): short links as JSON under
+// /api/v1/links, bearer tokens (`linkwell tokens create`), the OpenAPI document at
+// /api/v1/openapi.json. The checks are those of `linkwell links add` (LinkStore.create and
+// ShortLinkValidator); a write rebuilds the link index at once (ServerRuntime.linksChanged), so the
+// public listener serves a new link on the next request. Nothing of the public listener leads here.
+
+import Foundation
+import LinkRouting
+import LinkStore
+import LinkwellJSON
+import MicroHTTP
+
+/// Answers `/api/v1/…` on the admin listener.
+final class AdminAPI: Sendable {
+    static let prefix = "/api/v1"
+    /// The largest request body: a bulk create of 10,000 links with every override fits.
+    static let bodyLimit = 16 << 20
+    /// The most links one POST may create.
+    static let maximumBatch = 10_000
+    static let maximumPageSize = 1000
+    static let defaultPageSize = 100
+    /// Longest target, fallback or image URL, and longest preview text (Unicode scalars).
+    static let maximumURLLength = 2048
+    static let maximumTextLength = 1000
+
+    let runtime: ServerRuntime
+    /// The open link database, by location (the config's `storage` may change on reload).
+    private let stores = Locked<[String: LinkStore]>([:])
+
+    init(runtime: ServerRuntime) { self.runtime = runtime }
+
+    /// Answers and counts the request (`linkwell_api_requests_total`).
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let response = respond(request)
+        runtime.metrics.api.record(method: request.method, status: response.status)
+        return response
+    }
+
+    private enum Endpoint {
+        case openAPI, links, link(site: String, code: String)
+
+        var allowed: String {
+            switch self {
+            case .openAPI: "GET, HEAD"
+            case .links: "GET, HEAD, POST"
+            case .link: "GET, HEAD, PATCH, DELETE"
+            }
+        }
+    }
+
+    private func respond(_ request: HTTPRequest) -> HTTPResponse {
+        let path = request.rawPath.dropFirst(Self.prefix.count)
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let endpoint: Endpoint
+        switch (segments.count, segments.first) {
+        case (1, "openapi.json") where path.hasPrefix("/"): endpoint = .openAPI
+        case (1, "links") where path.hasPrefix("/"): endpoint = .links
+        case (3, "links") where path.hasPrefix("/") && !segments.contains(""):
+            let parts = Array(segments)
+            endpoint = .link(site: PercentEncoding.decode(String(parts[1])), code: PercentEncoding.decode(String(parts[2])))
+        default:
+            return Self.error(
+                404, "not_found", "there is no API endpoint \(request.rawPath)",
+                fix: "the endpoints are GET/POST \(Self.prefix)/links and GET/PATCH/DELETE \(Self.prefix)/links/{site}/{code}; \(Self.prefix)/openapi.json describes them")
+        }
+        let method = request.method == "HEAD" ? "GET" : request.method
+        guard endpoint.allowed.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == method }) else {
+            return Self.error(
+                405, "method_not_allowed", "\(request.method) is not allowed on \(request.rawPath)",
+                fix: "use \(endpoint.allowed) here (see \(Self.prefix)/openapi.json)", headers: [("Allow", endpoint.allowed)])
+        }
+        if case .openAPI = endpoint {
+            return Self.json(200, OpenAPIDocument.document(table: runtime.snapshot.table, bodyLimit: Self.bodyLimit))
+        }
+        let table = runtime.snapshot.table
+        let store: LinkStore
+        switch authenticate(request, table: table) {
+        case let .failure(refusal): return refusal.response
+        case let .success(s): store = s
+        }
+        do {
+            switch (endpoint, method) {
+            case (.links, "GET"): return try list(request, table: table, store: store)
+            case (.links, _): return try create(request, table: table, store: store)
+            case let (.link(site, code), "GET"):
+                return try Self.found(site: site, code: code, table: table, store: store).map { Self.json(200, $0.json(table: table)) }.response
+            case let (.link(site, code), "PATCH"): return try patch(request, site: site, code: code, table: table, store: store)
+            case (.openAPI, _): return Self.json(200, OpenAPIDocument.document(table: table, bodyLimit: Self.bodyLimit))
+            case let (.link(site, code), _):
+                return try Self.found(site: site, code: code, table: table, store: store).map { link throws(LinkStoreError) -> HTTPResponse in
+                    try store.delete(site: link.site, code: link.code)
+                    runtime.linksChanged(changed: [], removed: [(link.site, link.code)])
+                    return .dynamic(status: 204, headers: [("Cache-Control", "no-store")], body: [])
+                }.response
+            }
+        } catch {
+            return Self.storeError(error, path: store.path)
+        }
+    }
+
+    // MARK: - Authentication
+
+    /// A 401 or 503 answer.
+    struct Refusal: Error {
+        var response: HTTPResponse
+    }
+
+    private func authenticate(_ request: HTTPRequest, table: RouteTable) -> Result<LinkStore, Refusal> {
+        let create = "create one with 'linkwell tokens create --config \(runtime.configPath)' and send 'Authorization: Bearer <token>'"
+        guard let token = BearerToken.fromAuthorization(request.header("Authorization")) else {
+            runtime.metrics.api.record(authFailure: .missing)
+            let sent = request.header("Authorization") != nil
+            return .failure(Refusal(response: Self.unauthorized(
+                "missing_token",
+                sent ? "the Authorization header is not 'Bearer <token>'" : "this request has no Authorization header; the API needs a bearer token",
+                fix: create, rfcError: sent ? "invalid_request" : nil)))
+        }
+        let store: LinkStore
+        let path: String
+        do throws(LinkStoreError) {
+            let location = try StorageLocation.of(storage: table.config.storage, configPath: runtime.configPath)
+            path = location.description
+            // No database yet: no token can exist (and serve never creates the file).
+            guard location.exists else {
+                runtime.metrics.api.record(authFailure: .invalid)
+                return .failure(Refusal(response: Self.unauthorized(
+                    "invalid_token", "the token is not valid: there is no link database at \(path), so no token exists yet", fix: create, rfcError: "invalid_token")))
+            }
+            store = try open(location)
+        } catch {
+            return .failure(Refusal(response: Self.storeError(error, path: "the link database of \(runtime.configPath) (its storage block)")))
+        }
+        do {
+            switch try store.authenticate(token) {
+            case .valid:
+                return .success(store)
+            case let .revoked(name):
+                runtime.metrics.api.record(authFailure: .revoked)
+                return .failure(Refusal(response: Self.unauthorized(
+                    "revoked_token", "the token '\(name)' was revoked", fix: "use another token; \(create)", rfcError: "invalid_token")))
+            case .unknown:
+                runtime.metrics.api.record(authFailure: .invalid)
+                return .failure(Refusal(response: Self.unauthorized(
+                    "invalid_token", "the token is not one of the tokens in \(path) (mistyped, cut off, or made for another database)",
+                    fix: "'linkwell tokens list --config \(runtime.configPath)' shows the token names; a lost token cannot be shown again: \(create)",
+                    rfcError: "invalid_token")))
+            }
+        } catch {
+            return .failure(Refusal(response: Self.storeError(error, path: path)))
+        }
+    }
+
+    private func open(_ location: StorageLocation) throws(LinkStoreError) -> LinkStore {
+        if let store = stores.withLock({ $0[location.description] }) { return store }
+        let store = try LinkStore(location)
+        stores.withLock { $0[location.description] = store }
+        return store
+    }
+
+    // MARK: - Endpoints
+
+    private func list(_ request: HTTPRequest, table: RouteTable, store: LinkStore) throws(LinkStoreError) -> HTTPResponse {
+        let query = Self.queryItems(request.rawQuery)
+        var limit = Self.defaultPageSize
+        if let text = query["limit"] {
+            guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let n = Int(text), (1...Self.maximumPageSize).contains(n) else {
+                return Self.error(400, "invalid_parameter", "limit is '\(text)'; it must be a whole number from 1 to \(Self.maximumPageSize)",
+                                  fix: "send e.g. ?limit=\(Self.defaultPageSize) (the default) or ?limit=\(Self.maximumPageSize) (the most)")
+            }
+            limit = n
+        }
+        let site = query["site"]
+        if let site, table.site(named: site) == nil {
+            return Self.error(400, "invalid_parameter", "site is '\(site)', which is not a site of the config",
+                              fix: "use one of \(table.sites.map(\.name).joined(separator: ", ")), or leave site out for every site")
+        }
+        let after = query["next"].map(PageCursor.decode)
+        // One more than asked tells whether there is a next page.
+        var links = try store.links(site: site, after: after, limit: limit + 1)
+        let more = links.count > limit
+        if more { links.removeLast() }
+        let next: JSONValue = more ? .string(PageCursor.encode(site: links[links.count - 1].site, code: links[links.count - 1].code)) : .null
+        return Self.json(200, ["links": .array(links.map { $0.json(table: table) }), "next": next])
+    }
+
+    private func create(_ request: HTTPRequest, table: RouteTable, store: LinkStore) throws(LinkStoreError) -> HTTPResponse {
+        let body: JSONValue
+        switch Self.jsonBody(request) {
+        case let .failure(refusal): return refusal.response
+        case let .success(b): body = b
+        }
+        let items: [JSONValue]
+        let bulk: Bool
+        if case let .array(array) = body {
+            guard !array.isEmpty else {
+                return Self.error(422, "empty_batch", "the request is an empty array: there is nothing to create",
+                                  fix: "send one link object, or an array of 1 to \(Self.maximumBatch) of them")
+            }
+            guard array.count <= Self.maximumBatch else {
+                return Self.error(422, "too_many_links", "the request has \(array.count) links; one request creates at most \(Self.maximumBatch)",
+                                  fix: "split it into requests of at most \(Self.maximumBatch) links (each is all-or-nothing)")
+            }
+            (items, bulk) = (array, true)
+        } else {
+            (items, bulk) = ([body], false)
+        }
+        var drafts: [NewShortLink] = []
+        var errors: [ShortLinkItemError] = []
+        for (index, item) in items.enumerated() {
+            switch LinkInput.new(item, table: table) {
+            case let .success(draft): drafts.append(draft)
+            case let .failure(problems):
+                errors += problems.items.map { ShortLinkItemError(index: index, field: $0.field, kind: .invalid, message: $0.message) }
+            }
+        }
+        if errors.isEmpty {
+            switch try store.create(drafts, table: table) {
+            case let .refused(refused): errors = refused
+            case let .created(links):
+                runtime.linksChanged(changed: links)
+                if bulk {
+                    return Self.json(201, ["count": .number(String(links.count)), "links": .array(links.map { $0.json(table: table) })])
+                }
+                return Self.json(201, links[0].json(table: table), headers: [("Location", Self.location(links[0]))])
+            }
+        }
+        return Self.refusal(errors, bulk: bulk, count: items.count)
+    }
+
+    private func patch(_ request: HTTPRequest, site: String, code: String, table: RouteTable, store: LinkStore) throws(LinkStoreError) -> HTTPResponse {
+        let body: JSONValue
+        switch Self.jsonBody(request) {
+        case let .failure(refusal): return refusal.response
+        case let .success(b): body = b
+        }
+        let existing: ShortLink
+        switch try Self.found(site: site, code: code, table: table, store: store) {
+        case let .failure(refusal): return refusal.response
+        case let .success(link): existing = link
+        }
+        var link: ShortLink
+        switch LinkInput.patch(body, onto: existing) {
+        case let .failure(problems):
+            return Self.refusal(problems.items.map { ShortLinkItemError(index: 0, field: $0.field, kind: .invalid, message: $0.message) }, bulk: false, count: 1)
+        case let .success(patched): link = patched
+        }
+        link.updatedAt = ShortLink.wholeSeconds(Date())
+        // Only disabling is allowed for a link the config no longer accepts; anything else must
+        // leave a link that could be served.
+        let onlyDisables = body.objectValue?.allSatisfy { $0.key == "disabled" } == true && link.disabled
+        if !onlyDisables, case let .failure(refusal) = ShortLinkValidator.check(link, table: table) {
+            return Self.refusal([ShortLinkItemError(index: 0, field: refusal.field, kind: .invalid, message: refusal.description)], bulk: false, count: 1)
+        }
+        try store.upsert(link)
+        runtime.linksChanged(changed: [link])
+        return Self.json(200, link.json(table: table))
+    }
+
+    // MARK: - Helpers
+
+    /// The stored link, or a 404 that says what is missing.
+    private static func found(site: String, code: String, table: RouteTable, store: LinkStore) throws(LinkStoreError) -> Result<ShortLink, Refusal> {
+        guard table.site(named: site) != nil else {
+            return .failure(Refusal(response: error(
+                404, "link_not_found", "there is no site '\(site)'", fix: "the sites are \(table.sites.map(\.name).joined(separator: ", ")); GET \(prefix)/links lists the links")))
+        }
+        guard let link = try store.link(site: site, code: code) else {
+            return .failure(Refusal(response: error(
+                404, "link_not_found", "site '\(site)' has no short link '\(code)'", fix: "GET \(prefix)/links?site=\(site) lists its links")))
+        }
+        return .success(link)
+    }
+
+    private static func location(_ link: ShortLink) -> String {
+        "\(prefix)/links/\(PercentEncoding.encodeComponent(link.site))/\(PercentEncoding.encodeComponent(link.code))"
+    }
+
+    /// The request's JSON body, or the 400/413/415 that says why there is none.
+    private static func jsonBody(_ request: HTTPRequest) -> Result<JSONValue, Refusal> {
+        if request.bodyTooLarge {
+            return .failure(Refusal(response: error(
+                413, "body_too_large", "the request body is larger than \(bodyLimit / (1 << 20)) MiB",
+                fix: "send at most \(maximumBatch) links per request (they fit); split larger imports")))
+        }
+        let type = request.header("Content-Type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == "application/json" else {
+            return .failure(Refusal(response: error(
+                415, "unsupported_media_type", "the body must be JSON, but Content-Type is \(type.map { "'\($0)'" } ?? "missing")",
+                fix: "send 'Content-Type: application/json' (curl: -H 'Content-Type: application/json')")))
+        }
+        do {
+            return .success(try JSONValue.parse(request.body))
+        } catch {
+            return .failure(Refusal(response: Self.error(
+                400, "invalid_json", "the body is not valid JSON: \(error.description)", fix: "check the JSON at that line and column (e.g. with 'jq .')")))
+        }
+    }
+
+    /// 409 when every problem is a taken code, else 422; each problem names its item and field.
+    private static func refusal(_ errors: [ShortLinkItemError], bulk: Bool, count: Int) -> HTTPResponse {
+        let conflict = errors.allSatisfy { $0.kind != .invalid }
+        let shown = errors.prefix(100)
+        let details: [JSONValue] = shown.map { e in
+            var o: [(key: String, value: JSONValue)] = []
+            if bulk { o.append(("index", .number(String(e.index)))) }
+            o += [("field", .string(e.field)), ("code", .string(e.kind.rawValue)), ("message", .string(e.message))]
+            return .object(o)
+        }
+        let first = errors[0]
+        let more = errors.count > shown.count ? " (the first \(shown.count) are listed)" : ""
+        let message = bulk
+            ? "\(errors.count) of the \(count) links were refused\(more), so none was created; the first: item \(first.index), \(first.field): \(first.message)"
+            : "the link was refused: \(first.field): \(first.message)"
+        let code = !conflict ? "invalid_link" : errors.allSatisfy { $0.kind == .codeTaken } ? "code_taken" : "code_conflict"
+        return error(
+            conflict ? 409 : 422, code, message,
+            fix: conflict
+                ? "choose other codes, or leave code out to get generated ones"
+                : "correct the fields named in details (index is the item's position in the array) and send the request again",
+            details: details)
+    }
+
+    /// A store failure: locked or unreadable database → 503, anything else → 500.
+    private static func storeError(_ e: LinkStoreError, path: String) -> HTTPResponse {
+        switch e.kind {
+        case .locked, .cannotOpen, .corrupt, .tooNew:
+            return error(503, "database_unavailable", e.description, fix: "check that \(path) is readable and writable by linkwell (for PostgreSQL: that the server is up); try again once it is", headers: [("Retry-After", "2")])
+        default:
+            return error(500, "database_error", e.description, fix: "see the server's log; the request changed nothing")
+        }
+    }
+
+    private static func unauthorized(_ code: String, _ message: String, fix: String, rfcError: String?) -> HTTPResponse {
+        let challenge = "Bearer realm=\"linkwell admin API\"" + (rfcError.map { ", error=\"\($0)\"" } ?? "")
+        return error(401, code, message, fix: fix, headers: [("WWW-Authenticate", challenge)])
+    }
+
+    /// `{"error": {"code", "message", "fix", "details"?}}`.
+    static func error(_ status: Int, _ code: String, _ message: String, fix: String, details: [JSONValue]? = nil, headers: [(String, String)] = []) -> HTTPResponse {
+        var o: [(key: String, value: JSONValue)] = [("code", .string(code)), ("message", .string(message)), ("fix", .string(fix))]
+        if let details { o.append(("details", .array(details))) }
+        return json(status, ["error": .object(o)], headers: headers)
+    }
+
+    static func json(_ status: Int, _ value: JSONValue, headers: [(String, String)] = []) -> HTTPResponse {
+        .dynamic(status: status, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")] + headers,
+                 body: Array(value.serialized(.pretty, sortKeys: false).utf8))
+    }
+
+    /// Query parameters, percent-decoded (`+` is a space); the last of repeated names wins.
+    static func queryItems(_ raw: Substring?) -> [String: String] {
+        var out: [String: String] = [:]
+        for item in RawQueryItem.split(String(raw ?? "")) {
+            let decode = { (s: Substring) in PercentEncoding.decode(s.replacingOccurrences(of: "+", with: " ")) }
+            out[decode(item.name)] = item.value.map(decode) ?? ""
+        }
+        return out
+    }
+}
+
+extension Result where Failure == AdminAPI.Refusal {
+    func map(_ body: (Success) throws(LinkStoreError) -> HTTPResponse) throws(LinkStoreError) -> Result<HTTPResponse, AdminAPI.Refusal> {
+        switch self {
+        case let .success(value): return .success(try body(value))
+        case let .failure(refusal): return .failure(refusal)
+        }
+    }
+}
+
+extension Result where Success == HTTPResponse, Failure == AdminAPI.Refusal {
+    var response: HTTPResponse {
+        switch self {
+        case let .success(r): r
+        case let .failure(refusal): refusal.response
+        }
+    }
+}
+
+/// The `next` cursor of a page: base64url of `site` NUL `code` of the page's last link. Any
+/// string reads as some position (never an error): a hand-made cursor just starts elsewhere.
+enum PageCursor {
+    static func encode(site: String, code: String) -> String {
+        Data((site + "\u{0}" + code).utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ cursor: String) -> (site: String, code: String) {
+        var text = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            .filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "/") }
+        if text.count % 4 == 1 { text.removeLast() }
+        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
+        let bytes = Data(base64Encoded: text).map(Array.init) ?? []
+        let parts = bytes.split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
+        let site = parts.first.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let code = parts.count > 1 ? String(decoding: parts[1], as: UTF8.self) : ""
+        return (site, code)
+    }
+}
