@@ -142,7 +142,10 @@ public struct LandingRenderer: Sendable {
     /// The site-branded not-found page (404): the site's stores for this platform and its home,
     /// never a link this server would answer with this page again.
     public func notFound(site: CompiledSite, browser: BrowserFacts = BrowserFacts(platform: .desktop), acceptLanguage: String? = nil) -> LandingResponse {
-        let catalog = locale(site: site, browser: browser, acceptLanguage: acceptLanguage)
+        notFound(site: site, browser: browser, catalog: locale(site: site, browser: browser, acceptLanguage: acceptLanguage))
+    }
+
+    func notFound(site: CompiledSite, browser: BrowserFacts, catalog: StringCatalog) -> LandingResponse {
         var c = brand(site, platform: browser.platform, catalog: catalog)
         c["title"] = .string(catalog.text("notFoundTitle"))
         let appName = Self.appName(site)

@@ -122,6 +122,8 @@ final class PreviewCardCache: Sendable {
 public struct LandingPageRenderer: PageRenderer {
     public let landing: LandingRenderer
     let cards: PreviewCardCache
+    /// Compiled pages and the per-header facts they are chosen by (PageCache.swift).
+    let compiled = CompiledPageCache()
 
     public init(table: RouteTable, files: AssetFiles, cardBudgetBytes: Int = 32 * 1024 * 1024) throws(LandingTemplateError) {
         var renderer = try LandingRenderer(table: table, files: files)
@@ -170,7 +172,7 @@ public struct LandingPageRenderer: PageRenderer {
     }
 
     public func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> HTTPResponse {
-        Self.http(landing.page(for: match, site: site, browser: BrowserFacts(userAgent: request.userAgent), acceptLanguage: request.acceptLanguage))
+        Self.http(landing.page(for: match, site: site, browser: compiled.browser(request.userAgent), acceptLanguage: request.acceptLanguage))
     }
 
     public func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts, overrides: LinkOverrides) -> HTTPResponse {
@@ -178,8 +180,28 @@ public struct LandingPageRenderer: PageRenderer {
                                overrides: overrides, iPad: request.userAgent?.contains("iPad") ?? false))
     }
 
+    /// The compiled page or redirect; the slow way (`FallbackDecision` and `page`) only for a
+    /// variant or a value the compiled page does not cover.
+    public func answer(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> PageAnswer? {
+        switch compiledAnswer(for: match, site: site, request: request) {
+        case let .page(body)?: .page(.dynamic(status: 200, headers: LandingRenderer.pageHeaders, body: body))
+        case let .redirect(location)?: .redirect(location)
+        case nil: nil
+        }
+    }
+
+    /// `LandingRenderer.pageHeaders` include them.
+    public var answersCarrySecurityHeaders: Bool { true }
+
+    /// One prepared response per site, platform and language.
     public func notFound(site: CompiledSite, request: RequestFacts) -> HTTPResponse {
-        Self.http(landing.notFound(site: site, browser: BrowserFacts(userAgent: request.userAgent), acceptLanguage: request.acceptLanguage))
+        let browser = compiled.browser(request.userAgent)
+        let catalog = locale(site: site, browser: browser, acceptLanguage: request.acceptLanguage)
+        let key = CompiledPageCache.NotFoundKey(site: site.index, platform: browser.platform, locale: catalog.tag)
+        return .prepared(compiled.notFound.value(key) {
+            let page = landing.notFound(site: site, platform: browser.platform, catalog: catalog)
+            return PreparedResponse(status: page.status, headers: page.headers, body: page.body)
+        })
     }
 
     static func http(_ r: LandingResponse) -> HTTPResponse {

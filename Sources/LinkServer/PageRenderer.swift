@@ -13,6 +13,19 @@ public protocol PageRenderer: Sendable {
     func asset(path: Substring, site: CompiledSite, request: RequestFacts) -> HTTPResponse?
     /// The page of a short or long link: `match`'s page with the link's overrides.
     func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts, overrides: LinkOverrides) -> HTTPResponse
+    /// A matched link's whole answer (the page, or the fallback redirect's `Location`) when the
+    /// renderer makes it itself; nil: `Responder` decides the fallback and calls `page`.
+    func answer(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> PageAnswer?
+    /// True when every HTML page `answer` returns already carries `Responder.htmlSecurityHeaders`
+    /// (the Responder then does not check its headers on every request).
+    var answersCarrySecurityHeaders: Bool { get }
+}
+
+/// What `PageRenderer.answer` returns.
+public enum PageAnswer: Sendable {
+    case page(HTTPResponse)
+    /// A 302 to this URL (it depends on the User-Agent).
+    case redirect(String)
 }
 
 extension PageRenderer {
@@ -22,4 +35,6 @@ extension PageRenderer {
     }
 
     public func asset(path: Substring, site: CompiledSite, request: RequestFacts) -> HTTPResponse? { nil }
+    public func answer(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> PageAnswer? { nil }
+    public var answersCarrySecurityHeaders: Bool { false }
 }

@@ -18,6 +18,9 @@ public struct ResponderResult: Sendable {
     public var route: String?
     /// After proxy trust.
     public var client: String
+    /// The response already carries the HTML security headers (a landing page made by a renderer
+    /// that adds them itself).
+    var secured = false
     /// `http`, or what a trusted proxy reports (`X-Forwarded-Proto`, `Forwarded: proto=`).
     public var scheme: String = "http"
 }
@@ -29,7 +32,7 @@ public enum Responder {
 
     public static func respond(_ snapshot: Snapshot, _ facts: RequestFacts) -> ResponderResult {
         var result = route(snapshot, facts)
-        result.response = secured(result.response)
+        if !result.secured { result.response = secured(result.response) }
         return result
     }
 
@@ -93,6 +96,18 @@ public enum Responder {
         }
 
         func answer(_ match: LinkMatch, _ overrides: LinkOverrides? = nil) -> ResponderResult {
+            if overrides == nil {
+                switch snapshot.renderer.answer(for: match, site: compiled, request: facts) {
+                case let .page(page)?:
+                    var answer = result(page, .page, site: site.name, route: match.route)
+                    answer.secured = snapshot.renderer.answersCarrySecurityHeaders
+                    return answer
+                case let .redirect(location)?:
+                    return result(redirect(location, varies: true), .redirect, site: site.name, route: match.route)
+                case nil:
+                    break
+                }
+            }
             let links = LandingLinks(table: snapshot.table, site: compiled, match: match).overridden(by: overrides)
             let browser = BrowserFacts(userAgent: facts.userAgent)
             let decision = overrides == nil

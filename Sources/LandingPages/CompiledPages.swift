@@ -1,0 +1,243 @@
+import LinkRouting
+
+// Landing pages compiled per snapshot: one `CompiledLandingPage` per route × page variant
+// (platform, crawler or not, in-app browser, language, which parameters are present), learned
+// from the renderer itself (`CompiledText`), so the bytes are those `page(for:…)` renders. A
+// request writes the literal bytes and escapes only its parameters; the QR code and the preview
+// card stay per-URL caches behind `qrCode` and `previewCard`.
+
+/// What a page's bytes depend on besides the parameter values.
+public struct PageVariant: Hashable, Sendable {
+    public var site: Int
+    public var entry: Int
+    public var platform: Platform
+    public var crawler: Bool
+    public var inAppBrowser: String?
+    public var locale: String
+    /// The parameter names present (sorted), and the values of the `oneOf` ones (a closed set,
+    /// so they are part of the variant rather than slots).
+    public var names: [String]
+    public var fixedValues: [String]
+
+    public init(match: LinkMatch, site: CompiledSite, browser: BrowserFacts, locale: String) {
+        self.site = site.index
+        self.entry = match.entryIndex
+        self.platform = browser.platform
+        self.crawler = browser.crawler != nil
+        self.inAppBrowser = browser.crawler == nil ? browser.inAppBrowser : nil
+        self.locale = locale
+        var names = Array(match.parameters.keys)
+        if names.count > 1 { names.sort() }
+        self.names = names
+        let closed = site.entries.indices.contains(match.entryIndex) ? CompiledLandingPage.closedParameters(site.entries[match.entryIndex]) : []
+        self.fixedValues = closed.isEmpty ? [] : names.filter(closed.contains).map { match.parameters[$0] ?? "" }
+    }
+}
+
+/// A matched link's answer, compiled: the landing page or the fallback redirect.
+public struct CompiledLandingPage: Sendable {
+    public enum Answer: Sendable {
+        /// The page: slots are `slotNames` in order, then the QR code's SVG and the card's path.
+        case page(CompiledText)
+        /// The fallback redirect's `Location`.
+        case redirect(CompiledText)
+    }
+
+    public let route: String
+    public let iosAppIDs: [String]
+    public let androidPackages: [String]
+    /// The parameters filled per request, in slot order.
+    public let slotNames: [String]
+    public let fixed: [String: String]
+    public let answer: Answer
+    /// The link (`LandingLinks.canonical`), the QR code's label and the page title, when the
+    /// page shows a QR code or a generated card (their inputs).
+    let canonical: CompiledText?
+    let qrLabel: CompiledText?
+    let title: CompiledText?
+    let usesQR: Bool
+    let usesCard: Bool
+    /// The route's first path segment when it is a parameter: a segment that reads as one of
+    /// the site's hosts changes how a custom-scheme link is spelt.
+    let firstSegment: FirstSegment?
+
+    struct FirstSegment: Sendable {
+        var name: String
+        var prefix: String
+        var suffix: String
+        var rest: Bool
+
+        init?(_ entry: CompiledEntry) {
+            switch entry.pattern.segments.first {
+            case let .param(name, prefix, suffix, _)?: (self.name, self.prefix, self.suffix, self.rest) = (name, prefix, suffix, false)
+            case let .rest(name)?: (self.name, self.prefix, self.suffix, self.rest) = (name, "", "", true)
+            default: return nil
+            }
+        }
+
+        func readsAsHost(_ value: String, site: CompiledSite) -> Bool {
+            let part = rest ? String(value.prefix { $0 != "/" }) : value
+            return site.serves(host: (prefix + part + suffix).lowercased())
+        }
+    }
+
+    /// Parameters with a closed set of values (`oneOf`).
+    static func closedParameters(_ entry: CompiledEntry) -> Set<String> {
+        var names: Set<String> = []
+        for segment in entry.pattern.segments {
+            if case let .param(name, _, _, oneOf) = segment, oneOf != nil { names.insert(name) }
+        }
+        return names
+    }
+
+    /// The bytes to send for `match`; nil: render it the slow way (a value this page was not
+    /// compiled for: empty, `.`/`..`, a byte never learned, a QR code or card that is not made).
+    public func answer(match: LinkMatch, site: CompiledSite, renderer: LandingRenderer, locale: String) -> Outcome? {
+        guard match.route == route, match.iosAppIDs == iosAppIDs, match.androidPackages == androidPackages else { return nil }
+        for (name, value) in fixed where match.parameters[name] != value { return nil }
+        var values: [Substring] = []
+        values.reserveCapacity(slotNames.count + 2)
+        for name in slotNames {
+            guard let value = match.parameters[name], Self.isPlain(value) else { return nil }
+            if let first = firstSegment, name == first.name, first.readsAsHost(value, site: site) { return nil }
+            values.append(Substring(value))
+        }
+        switch answer {
+        case let .redirect(location):
+            return location.string(values).map(Outcome.redirect)
+        case let .page(body):
+            var qr = ""
+            var cardPath = ""
+            if usesQR || usesCard {
+                guard let link = canonical?.string(values) else { return nil }
+                if usesQR {
+                    guard let label = qrLabel?.string(values), let svg = renderer.qrCode(link, label) else { return nil }
+                    qr = svg.html
+                }
+                if usesCard {
+                    guard let title = title?.string(values), let make = renderer.previewCard else { return nil }
+                    let card = PreviewCard(site: site.name, route: route, link: link, appName: LandingRenderer.appName(site), title: title,
+                                           themeColor: site.config.landing?.themeColor, icon: LandingRenderer.icon(site, platform: .desktop), locale: locale)
+                    guard let path = make(card) else { return nil }
+                    cardPath = path
+                }
+            }
+            values.append(Substring(qr))
+            values.append(Substring(cardPath))
+            var out: [UInt8] = []
+            out.reserveCapacity(body.literalBytes + 256)
+            return body.write(values, into: &out) ? .page(out) : nil
+        }
+    }
+
+    public enum Outcome: Sendable, Equatable {
+        case page([UInt8])
+        case redirect(String)
+    }
+
+    /// Non-empty, and no `/`-separated part `.` or `..` (percent-encoding spells those out whole)
+    /// or empty (a rest parameter refuses those).
+    public static func isPlain(_ value: String) -> Bool {
+        var part = 0
+        var dots = 0
+        var any = false
+        for b in value.utf8 {
+            any = true
+            if b == UInt8(ascii: "/") {
+                if part == 0 || (part == dots && dots <= 2) { return false }
+                part = 0
+                dots = 0
+            } else {
+                part += 1
+                if b == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        return any && part > 0 && !(part == dots && dots <= 2)
+    }
+}
+
+/// Records what a probe rendering asked for.
+final class ProbeLog: @unchecked Sendable {
+    // @unchecked: used on one thread, during one compilation.
+    var qrCalled = false
+    var cardCalled = false
+}
+
+extension LandingRenderer {
+    /// Compiles the answer for `match`'s variant; nil when it cannot be compiled exactly (then
+    /// every request of the variant is rendered by `page(for:…)`).
+    public func compilePage(match: LinkMatch, site: CompiledSite, browser: BrowserFacts, catalog: StringCatalog) -> CompiledLandingPage? {
+        guard site.entries.indices.contains(match.entryIndex) else { return nil }
+        let entry = site.entries[match.entryIndex]
+        let closed = CompiledLandingPage.closedParameters(entry)
+        let slotNames = match.parameters.keys.filter { !closed.contains($0) }.sorted()
+        let fixed = match.parameters.filter { closed.contains($0.key) }
+        func probe(_ values: [String]) -> LinkMatch {
+            var m = match
+            m.parameters = fixed
+            for (name, value) in zip(slotNames, values) { m.parameters[name] = value }
+            return m
+        }
+        let paramChars = Array(repeating: CompiledText.allCharacters, count: slotNames.count)
+        func decision(_ m: LinkMatch) -> FallbackDecision {
+            FallbackDecision.decide(browser: browser, site: site, match: m, links: LandingLinks(table: table, site: site, match: m))
+        }
+        let firstParam = CompiledLandingPage.FirstSegment(entry)
+        if case .redirect = decision(probe(slotNames.map { _ in "q" })) {
+            guard let location = CompiledText.learn(characters: paramChars, render: { values in
+                decision(probe(values)).target.map { Array($0.utf8) }
+            }) else { return nil }
+            return CompiledLandingPage(route: match.route, iosAppIDs: match.iosAppIDs, androidPackages: match.androidPackages,
+                                       slotNames: slotNames, fixed: fixed, answer: .redirect(location), canonical: nil, qrLabel: nil,
+                                       title: nil, usesQR: false, usesCard: false, firstSegment: firstParam)
+        }
+        // The page, with the QR code and the card's path as two more slots.
+        let log = ProbeLog()
+        guard let body = CompiledText.learn(characters: paramChars + [CompiledText.allCharacters, CompiledText.urlCharacters], render: { values in
+            var probeRenderer = self
+            let qr = values[values.count - 2]
+            let card = values[values.count - 1]
+            probeRenderer.qrCode = { _, _ in
+                log.qrCalled = true
+                return TrustedHTML(uncheckedHTML: qr)
+            }
+            if previewCard != nil {
+                probeRenderer.previewCard = { _ in
+                    log.cardCalled = true
+                    return card
+                }
+            }
+            let m = probe(Array(values.dropLast(2)))
+            guard case .landing = decision(m) else { return nil }
+            return probeRenderer.templates[site.index].landing.renderBytes(
+                probeRenderer.pageContext(site: site, match: m, browser: browser, catalog: catalog))
+        }) else { return nil }
+        var canonical: CompiledText?
+        var qrLabel: CompiledText?
+        var title: CompiledText?
+        if log.qrCalled || log.cardCalled {
+            canonical = CompiledText.learn(characters: paramChars) { Array(LandingLinks(table: table, site: site, match: probe($0)).canonical.utf8) }
+            guard canonical != nil else { return nil }
+        }
+        if log.qrCalled {
+            qrLabel = CompiledText.learn(characters: paramChars) { values in
+                let link = LandingLinks(table: table, site: site, match: probe(values)).canonical
+                return Array(catalog.text("qrLabel", ["url": link]).utf8)
+            }
+            guard qrLabel != nil else { return nil }
+        }
+        if log.cardCalled {
+            title = CompiledText.learn(characters: paramChars) { Array(self.title(site: site, match: probe($0), tag: catalog.tag).utf8) }
+            guard title != nil else { return nil }
+        }
+        return CompiledLandingPage(route: match.route, iosAppIDs: match.iosAppIDs, androidPackages: match.androidPackages,
+                                   slotNames: slotNames, fixed: fixed, answer: .page(body), canonical: canonical, qrLabel: qrLabel,
+                                   title: title, usesQR: log.qrCalled, usesCard: log.cardCalled, firstSegment: firstParam)
+    }
+
+    /// The not-found page of `site` for `platform` in `catalog`'s language (it depends on nothing
+    /// else, so the server keeps one per variant).
+    public func notFound(site: CompiledSite, platform: Platform, catalog: StringCatalog) -> LandingResponse {
+        notFound(site: site, browser: BrowserFacts(platform: platform), catalog: catalog)
+    }
+}
