@@ -98,4 +98,10 @@ static inline uint16_t CMicroHTTPD_get_bind_port(struct MHD_Daemon *daemon) {
   return NULL == info ? 0 : info->port;
 }
 
+// The daemon's listening socket (-1 without one), for accepting beside MHD (BacklogDrainer).
+static inline int CMicroHTTPD_get_listen_fd(struct MHD_Daemon *daemon) {
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
+  return NULL == info ? -1 : (int) info->listen_fd;
+}
+
 #endif

@@ -21,6 +21,8 @@ public final class HTTPDaemon: Sendable {
 
     private struct State: ~Copyable {
         var daemons: [OpaquePointer]
+        /// One per daemon that has a listen socket: accepts the whole backlog at once.
+        var drainers: [BacklogDrainer] = []
         /// Listening sockets handed back by `MHD_quiesce_daemon`; closed by `stop()`.
         var quiescedSockets: [Int32] = []
     }
@@ -53,7 +55,9 @@ public final class HTTPDaemon: Sendable {
         }
         self.context = context
         self.boundAddresses = bound
-        self.state = Locked(State(daemons: daemons))
+        let drainers = daemons.compactMap(BacklogDrainer.init(daemon:))
+        for drainer in drainers { drainer.start() }
+        self.state = Locked(State(daemons: daemons, drainers: drainers))
         context.tracker.startWatchdog()
     }
 
@@ -67,6 +71,7 @@ public final class HTTPDaemon: Sendable {
     public func quiesce() {
         context.quiescing.store(true, ordering: .releasing)
         state.withLock { state in
+            for drainer in state.drainers { drainer.stop() }
             for daemon in state.daemons {
                 let socket = MHD_quiesce_daemon(daemon)
                 guard socket != MHD_INVALID_SOCKET else { continue }  // already quiesced
@@ -98,10 +103,11 @@ public final class HTTPDaemon: Sendable {
     /// Closes every connection and joins the daemon threads. Requests still open end with
     /// `.shutdown`. Idempotent; also done on deinit.
     public func stop() {
-        let (daemons, sockets) = state.withLock { state in
-            defer { state.daemons = []; state.quiescedSockets = [] }
-            return (state.daemons, state.quiescedSockets)
+        let (daemons, sockets, drainers) = state.withLock { state in
+            defer { state.daemons = []; state.quiescedSockets = []; state.drainers = [] }
+            return (state.daemons, state.quiescedSockets, state.drainers)
         }
+        for drainer in drainers { drainer.stop() }
         context.tracker.stopWatchdog()
         for daemon in daemons { MHD_stop_daemon(daemon) }
         for socket in sockets { _ = close(socket) }
