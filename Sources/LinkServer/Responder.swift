@@ -146,21 +146,32 @@ public enum Responder {
 
     /// `/`-started, no control characters, spaces or bytes a request line cannot carry.
     static func isOriginForm(_ target: String) -> Bool {
-        guard target.utf8.first == UInt8(ascii: "/") else { return false }
-        return target.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F }
+        func check(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard bytes.first == UInt8(ascii: "/") else { return false }
+            for b in bytes where b <= 0x20 || b == 0x7F { return false }
+            return true
+        }
+        // Over the contiguous UTF-8 (a native String's own storage): no per-byte index walk.
+        if let verdict = target.utf8.withContiguousStorageIfAvailable(check) { return verdict }
+        return Array(target.utf8).withUnsafeBufferPointer(check)
     }
 
     /// True when a path segment is `.` or `..`, raw or percent-encoded (`%2e%2E`).
     static func hasDotSegment(_ path: Substring) -> Bool {
+        if let verdict = path.utf8.withContiguousStorageIfAvailable(hasDotSegment) { return verdict }
+        return Array(path.utf8).withUnsafeBufferPointer(hasDotSegment)
+    }
+
+    static func hasDotSegment(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
         // Over the bytes, without allocating: a segment that is `.` or `..`, each dot possibly
         // written `%2e`/`%2E`.
         var dots = 0
         var valid = true
-        var i = path.utf8.startIndex
-        let end = path.utf8.endIndex
+        var i = 0
+        let end = path.count
         func close() -> Bool { valid && (dots == 1 || dots == 2) }
         while i != end {
-            let b = path.utf8[i]
+            let b = path[i]
             if b == UInt8(ascii: "/") {
                 if close() { return true }
                 dots = 0
@@ -168,17 +179,17 @@ public enum Responder {
             } else if b == UInt8(ascii: ".") {
                 dots += 1
             } else if b == UInt8(ascii: "%"), valid {
-                let j = path.utf8.index(after: i)
-                guard j != end, path.utf8[j] == UInt8(ascii: "2") else { valid = false; i = j; continue }
-                let k = path.utf8.index(after: j)
-                guard k != end, path.utf8[k] | 0x20 == UInt8(ascii: "e") else { valid = false; i = k; continue }
+                let j = i + 1
+                guard j != end, path[j] == UInt8(ascii: "2") else { valid = false; i = j; continue }
+                let k = j + 1
+                guard k != end, path[k] | 0x20 == UInt8(ascii: "e") else { valid = false; i = k; continue }
                 dots += 1
-                i = path.utf8.index(after: k)
+                i = k + 1
                 continue
             } else {
                 valid = false
             }
-            i = path.utf8.index(after: i)
+            i += 1
         }
         return close()
     }

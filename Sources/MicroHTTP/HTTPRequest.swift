@@ -115,6 +115,8 @@ public struct HTTPRequest {
     public var peerAddress: String {
         switch source {
         case let .connection(connection):
+            // Formatted once when the connection opened (`ConnectionState`), not per request.
+            if let known = context?.connection?.address { return known }
             guard let address = CMicroHTTPD_get_client_address(connection) else { return "" }
             return SocketAddress.text(of: address)
         case let .fixed(_, peerAddress):

@@ -54,14 +54,21 @@ public struct RequestFacts: Sendable, Equatable {
 
     /// The path part of `rawTarget` (before `?`).
     public var rawPath: Substring {
-        // Byte search: a Character search over the String costs more than the rest of a request.
-        guard let q = rawTarget.utf8.firstIndex(of: UInt8(ascii: "?")) else { return rawTarget[...] }
+        guard let q = questionMark else { return rawTarget[...] }
         return rawTarget[..<q]
     }
 
     /// The query part of `rawTarget` (after the first `?`); nil without `?`.
     public var rawQuery: Substring? {
-        guard let q = rawTarget.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        guard let q = questionMark else { return nil }
         return rawTarget[rawTarget.utf8.index(after: q)...]
+    }
+
+    /// The first `?` of `rawTarget`, found over its contiguous bytes (a Character search, or an
+    /// index walk over the UTF-8 view, costs more than the rest of an AASA request).
+    private var questionMark: String.Index? {
+        let offset = rawTarget.utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: UInt8(ascii: "?")) }
+        guard let offset else { return rawTarget.utf8.firstIndex(of: UInt8(ascii: "?")) }
+        return offset.map { rawTarget.utf8.index(rawTarget.utf8.startIndex, offsetBy: $0) }
     }
 }
