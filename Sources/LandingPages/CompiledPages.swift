@@ -125,7 +125,7 @@ public struct CompiledLandingPage: Sendable {
             values.append(Substring(qr))
             values.append(Substring(cardPath))
             var out: [UInt8] = []
-            out.reserveCapacity(body.literalBytes + 256)
+            out.reserveCapacity(body.literalBytes + qr.utf8.count + 512)
             return body.write(values, into: &out) ? .page(out) : nil
         }
     }

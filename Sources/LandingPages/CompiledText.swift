@@ -119,47 +119,77 @@ public struct CompiledText: Sendable, Equatable {
         case slot(Int, SlotEscaper)
     }
 
-    public let segments: [Segment]
+    /// Literal bytes, then a slot (or none, at the end): plain integers into `literal` and
+    /// `escapers`, so writing copies bytes without touching reference counts.
+    struct Piece: Sendable, Equatable {
+        var start: Int32
+        var end: Int32
+        /// -1: no slot after the literal.
+        var slot: Int32
+        var escaper: Int32
+    }
+
+    let literal: [UInt8]
+    let pieces: [Piece]
+    let escapers: [SlotEscaper]
     public let slotCount: Int
     /// Bytes of the literal segments (a size hint for the output buffer).
-    public let literalBytes: Int
+    public var literalBytes: Int { literal.count }
 
     init(segments: [Segment], slotCount: Int) {
-        var merged: [Segment] = []
+        var literal: [UInt8] = []
+        var pieces: [Piece] = []
+        var escapers: [SlotEscaper] = []
+        var start = 0
         for s in segments {
-            if case let .bytes(b) = s, case let .bytes(prev)? = merged.last {
-                merged[merged.count - 1] = .bytes(prev + b)
-            } else if case let .bytes(b) = s, b.isEmpty {
-                continue
-            } else {
-                merged.append(s)
+            switch s {
+            case let .bytes(b):
+                literal += b
+            case let .slot(i, escaper):
+                let index = escapers.firstIndex(of: escaper) ?? { escapers.append(escaper); return escapers.count - 1 }()
+                pieces.append(Piece(start: Int32(start), end: Int32(literal.count), slot: Int32(i), escaper: Int32(index)))
+                start = literal.count
             }
         }
-        self.segments = merged
+        if start < literal.count || pieces.isEmpty {
+            pieces.append(Piece(start: Int32(start), end: Int32(literal.count), slot: -1, escaper: -1))
+        }
+        self.literal = literal
+        self.pieces = pieces
+        self.escapers = escapers
         self.slotCount = slotCount
-        self.literalBytes = merged.reduce(0) { n, s in if case let .bytes(b) = s { n + b.count } else { n } }
+    }
+
+    /// The literal bytes and slots in output order.
+    public var segments: [Segment] {
+        var out: [Segment] = []
+        for p in pieces {
+            if p.end > p.start { out.append(.bytes(Array(literal[Int(p.start)..<Int(p.end)]))) }
+            if p.slot >= 0 { out.append(.slot(Int(p.slot), escapers[Int(p.escaper)])) }
+        }
+        return out
     }
 
     /// True when no slot appears (the bytes are the same for every input).
-    public var isConstant: Bool { !segments.contains { if case .slot = $0 { true } else { false } } }
+    public var isConstant: Bool { !pieces.contains { $0.slot >= 0 } }
 
     /// Which slots appear at least once.
     public var usedSlots: Set<Int> {
-        Set(segments.compactMap { if case let .slot(i, _) = $0 { i } else { nil } })
+        Set(pieces.compactMap { $0.slot >= 0 ? Int($0.slot) : nil })
     }
 
     /// Appends the text for `values` (one per slot); false when an input has a byte whose
     /// mapping was not learned (render the slow way then).
     public func write(_ values: [Substring], into out: inout [UInt8]) -> Bool {
-        for segment in segments {
-            switch segment {
-            case let .bytes(b):
-                out.append(contentsOf: b)
-            case let .slot(i, escaper):
-                guard escaper.append(values[i].utf8, to: &out) else { return false }
+        literal.withUnsafeBufferPointer { literal in
+            escapers.withUnsafeBufferPointer { escapers in
+                for p in pieces {
+                    if p.end > p.start { out.append(contentsOf: UnsafeBufferPointer(rebasing: literal[Int(p.start)..<Int(p.end)])) }
+                    if p.slot >= 0, !escapers[Int(p.escaper)].append(values[Int(p.slot)].utf8, to: &out) { return false }
+                }
+                return true
             }
         }
-        return true
     }
 
     /// The text for `values`, or nil (see `write`).

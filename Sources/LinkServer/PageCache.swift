@@ -49,7 +49,7 @@ final class CompiledPageCache: Sendable {
 
     let browsers = BoundedCache<String, BrowserFacts>(capacity: 4096)
     let locales = BoundedCache<LocaleKey, StringCatalog>(capacity: 4096)
-    let pages = BoundedCache<PageVariant, Page>(capacity: 2048)
+    let pages = BoundedCache<PageVariant, Page>(capacity: 1024)
     let notFound = BoundedCache<NotFoundKey, PreparedResponse>(capacity: 1024)
 
     func browser(_ userAgent: String?) -> BrowserFacts {
