@@ -98,6 +98,17 @@ static inline uint16_t CMicroHTTPD_get_bind_port(struct MHD_Daemon *daemon) {
   return NULL == info ? 0 : info->port;
 }
 
+// Connections waiting in a listening TCP socket's accept queue (Linux: TCP_INFO's tcpi_unacked
+// on a listening socket); -1 when unknown.
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+static inline int CMicroHTTPD_accept_queue_length(int fd) {
+  struct tcp_info info;
+  socklen_t length = sizeof info;
+  if (0 != getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length)) return -1;
+  return (int) info.tcpi_unacked;
+}
+
 // The daemon's listening socket (-1 without one), for accepting beside MHD (BacklogDrainer).
 static inline int CMicroHTTPD_get_listen_fd(struct MHD_Daemon *daemon) {
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);

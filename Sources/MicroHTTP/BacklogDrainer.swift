@@ -3,8 +3,8 @@ import CMicroHTTPD
 import Glibc
 #endif
 
-/// Accepts every waiting connection of an MHD daemon's listen socket as soon as it arrives and
-/// hands it to the daemon (`MHD_add_connection`, which gives it to a polling thread at once
+/// Accepts every waiting connection of an MHD daemon's listen socket once more than a few are
+/// queued, and hands each to the daemon (`MHD_add_connection`, which gives it to a polling thread at once
 /// through the daemon's ITC).
 ///
 /// Why: libmicrohttpd 0.9.75 in `poll` mode accepts **one** connection per pass of its loop, and
@@ -75,9 +75,21 @@ final class BacklogDrainer: @unchecked Sendable {
             if fds[1].revents != 0 { return }
             if fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return }
             guard fds[0].revents & Int16(POLLIN) != 0 else { continue }
-            drain()
+            let queued = CMicroHTTPD_accept_queue_length(listenSocket)
+            if queued < 0 || queued >= Self.backlogThreshold {
+                drain()
+            } else {
+                // A short queue is MHD's to take (taking each connection here would cost a thread
+                // hop per connection — twice the CPU of a `Connection: close` request); look
+                // again in a millisecond, so a growing backlog is seen at once.
+                var wake = [fds[1]]
+                if poll(&wake, 1, 1) > 0 { return }
+            }
         }
     }
+
+    /// Connections waiting before this thread accepts them (MHD takes one per pass of its loop).
+    static let backlogThreshold: Int32 = 8
 
     /// Accepts until the queue is empty.
     private func drain() {
