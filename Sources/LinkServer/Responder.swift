@@ -53,6 +53,8 @@ public enum Responder {
         return missing.isEmpty ? response : .dynamic(status: status, headers: headers + missing, body: body)
     }
 
+    static let noOverrides = LinkOverrides()
+
     static func route(_ snapshot: Snapshot, _ facts: RequestFacts) -> ResponderResult {
         let trust = snapshot.proxyTrust.resolve(facts)
         func result(_ response: HTTPResponse, _ kind: RequestKind, site: String? = nil, route: String? = nil) -> ResponderResult {
@@ -96,7 +98,8 @@ public enum Responder {
         }
 
         func answer(_ match: LinkMatch, _ overrides: LinkOverrides? = nil) -> ResponderResult {
-            if overrides == nil {
+            // The compiled page is the route's own; a link that overrides nothing gets it too.
+            if overrides == nil || overrides == Self.noOverrides {
                 switch snapshot.renderer.answer(for: match, site: compiled, request: facts) {
                 case let .page(page)?:
                     var answer = result(page, .page, site: site.name, route: match.route)

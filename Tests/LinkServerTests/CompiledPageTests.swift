@@ -22,6 +22,7 @@ struct CompiledPageTests {
 
     static let userAgents: [String?] = [
         nil,
+        "Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1",
         "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
         "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Mobile Safari/537.36",
         "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Safari/537.36",
@@ -91,6 +92,18 @@ struct CompiledPageTests {
                         if let fast {
                             #expect(fast == .page(slow), "\(config) route \(match.route) \(match.parameters) UA \(ua ?? "-") lang \(lang ?? "-")")
                         }
+                    }
+                    // A short link that overrides nothing is served the compiled page: the override
+                    // path with empty overrides must give the same bytes.
+                    let iPad = ua?.contains("iPad") ?? false
+                    let empty = LinkOverrides()
+                    let emptyLinks = LandingLinks(table: snapshot.table, site: site, match: match).overridden(by: empty)
+                    switch FallbackDecision.decide(browser: browser, site: site, match: match, links: emptyLinks, overrides: empty, iPad: iPad) {
+                    case let .redirect(_, target, _):
+                        if let fast { #expect(fast == .redirect(target), "empty overrides: \(config) \(match)") }
+                    case .landing:
+                        let slow = landing.page(for: match, site: site, browser: browser, acceptLanguage: lang, overrides: empty, iPad: iPad).body
+                        if let fast { #expect(fast == .page(slow), "empty overrides: \(config) \(match.route) \(ua ?? "-")") }
                     }
                     // Through the Responder too: the same bytes whichever way it went.
                     let answer = renderer.answer(for: match, site: site, request: facts)
