@@ -55,6 +55,14 @@ public enum Responder {
 
     static let noOverrides = LinkOverrides()
 
+    /// nil, or overrides that change nothing (a short link's `redirectTarget` only counts for a
+    /// forced redirect).
+    static func overridesNothing(_ overrides: LinkOverrides?) -> Bool {
+        guard var o = overrides else { return true }
+        if !o.forcedRedirect { o.redirectTarget = nil }
+        return o == noOverrides
+    }
+
     static func route(_ snapshot: Snapshot, _ facts: RequestFacts) -> ResponderResult {
         let trust = snapshot.proxyTrust.resolve(facts)
         func result(_ response: HTTPResponse, _ kind: RequestKind, site: String? = nil, route: String? = nil) -> ResponderResult {
@@ -99,7 +107,7 @@ public enum Responder {
 
         func answer(_ match: LinkMatch, _ overrides: LinkOverrides? = nil) -> ResponderResult {
             // The compiled page is the route's own; a link that overrides nothing gets it too.
-            if overrides == nil || overrides == Self.noOverrides {
+            if overridesNothing(overrides) {
                 switch snapshot.renderer.answer(for: match, site: compiled, request: facts) {
                 case let .page(page)?:
                     var answer = result(page, .page, site: site.name, route: match.route)

@@ -96,7 +96,9 @@ struct CompiledPageTests {
                     // A short link that overrides nothing is served the compiled page: the override
                     // path with empty overrides must give the same bytes.
                     let iPad = ua?.contains("iPad") ?? false
-                    let empty = LinkOverrides()
+                    // What a plain short link carries: its target, which only a forced redirect uses.
+                    let empty = LinkOverrides(redirectTarget: "https://\(site.canonicalHost)/elsewhere")
+                    #expect(Responder.overridesNothing(empty))
                     let emptyLinks = LandingLinks(table: snapshot.table, site: site, match: match).overridden(by: empty)
                     switch FallbackDecision.decide(browser: browser, site: site, match: match, links: emptyLinks, overrides: empty, iPad: iPad) {
                     case let .redirect(_, target, _):
@@ -137,6 +139,16 @@ struct CompiledPageTests {
                 }
             }
         }
+    }
+
+    @Test("a link with real overrides keeps the override path", arguments: [
+        LinkOverrides(title: "Sale"), LinkOverrides(description: "d"), LinkOverrides(image: "https://cdn.example.com/i.png"),
+        LinkOverrides(iosFallback: "https://example.com/ios"), LinkOverrides(ipadFallback: "https://example.com/ipad"),
+        LinkOverrides(forcedRedirect: true, redirectTarget: "https://example.com/"),
+        LinkOverrides(playReferrer: [(name: "utm_source", value: "x")]), LinkOverrides(appStoreParameters: [(name: "ct", value: "y")]),
+    ])
+    func realOverridesAreNotNothing(overrides: LinkOverrides) {
+        #expect(!Responder.overridesNothing(overrides))
     }
 
     static func nonCharacterwise(_ name: String, _ v: [String]) -> [UInt8]? {
