@@ -97,13 +97,19 @@ public enum PercentEncoding {
     /// literal matches both the browser's raw spelling and the builder's encoded one, as on
     /// Android (which decodes) and in the AASA (which lists both).
     public static func rawPunctuationEncoded(_ path: String) -> String {
-        guard path.utf8.contains(where: isRawPathPunctuation) else { return path }
+        var path = path
+        let encoded = path.withUTF8 { p in p.contains(where: isRawPathPunctuation) ? rawPunctuationEncoded(p) : nil }
+        return encoded.map { String(decoding: $0, as: UTF8.self) } ?? path
+    }
+
+    /// ``rawPunctuationEncoded(_:)`` on bytes.
+    static func rawPunctuationEncoded(_ path: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(path.utf8.count + 8)
-        for b in path.utf8 {
+        out.reserveCapacity(path.count + 8)
+        for b in path {
             if isRawPathPunctuation(b) { appendPercent(b, to: &out) } else { out.append(b) }
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     /// Bytes a browser percent-encodes in a path (the WHATWG path percent-encode set, less `#`
@@ -121,12 +127,8 @@ public enum PercentEncoding {
     /// browser encodes (`"`, `<`, `>`, a backtick, `{`, `}`) in a URL as it would before sending it;
     /// existing escapes and other ASCII punctuation are kept as they are.
     public static func browserNormalized(_ s: String) -> String {
-        var needs = false
-        for b in s.utf8 where browserEncodes(b) {
-            needs = true
-            break
-        }
-        guard needs else { return s }
+        var s = s
+        guard s.withUTF8({ $0.contains(where: browserEncodes) }) else { return s }
         var out: [UInt8] = []
         for b in s.utf8 {
             if browserEncodes(b) {
@@ -215,65 +217,17 @@ public struct URLParts: Sendable, Equatable {
 
     /// Splits `scheme://authority/path?query#fragment`; nil when there is no scheme.
     public init?(_ text: String) {
-        let normalized = PercentEncoding.browserNormalized(text)
-        let bytes = Array(normalized.utf8)
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return nil }
-        let schemeBytes = bytes[..<colon]
-        guard let first = schemeBytes.first,
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20),
-            schemeBytes.allSatisfy({ b in
-                let l = b | 0x20
-                return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(l) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
-                    || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+        var normalized = PercentEncoding.browserNormalized(text)
+        guard
+            let parts = normalized.withUTF8({ b -> URLParts? in
+                guard let u = RawURL(b) else { return nil }
+                func text(_ r: Range<Int>) -> String { String(decoding: b.slice(r), as: UTF8.self) }
+                return URLParts(
+                    scheme: ByteText.lowercasedString(b.slice(u.scheme)), host: ByteText.lowercasedString(b.slice(u.host)), port: u.port,
+                    path: text(u.path), query: u.query.map(text), fragment: u.fragment.map(text))
             })
         else { return nil }
-        scheme = String(decoding: schemeBytes, as: UTF8.self).lowercased()
-        var rest = bytes[(colon + 1)...]
-        // Fragment first, then query: '#' ends everything.
-        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) {
-            fragment = String(decoding: rest[(hash + 1)...], as: UTF8.self)
-            rest = rest[..<hash]
-        } else {
-            fragment = nil
-        }
-        if let q = rest.firstIndex(of: UInt8(ascii: "?")) {
-            query = String(decoding: rest[(q + 1)...], as: UTF8.self)
-            rest = rest[..<q]
-        } else {
-            query = nil
-        }
-        port = nil
-        if rest.starts(with: [UInt8(ascii: "/"), UInt8(ascii: "/")]) {
-            rest = rest.dropFirst(2)
-            let slash = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
-            var authority = rest[..<slash]
-            if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[(at + 1)...] }
-            var hostBytes = authority
-            if authority.first == UInt8(ascii: "[") {
-                // IPv6 literal
-                if let close = authority.firstIndex(of: UInt8(ascii: "]")) {
-                    hostBytes = authority[authority.startIndex...close]
-                    let after = authority[(close + 1)...]
-                    if after.first == UInt8(ascii: ":") { port = Int(String(decoding: after.dropFirst(), as: UTF8.self)) }
-                } else {
-                    return nil
-                }
-            } else if let c = authority.lastIndex(of: UInt8(ascii: ":")) {
-                hostBytes = authority[..<c]
-                let portText = String(decoding: authority[(c + 1)...], as: UTF8.self)
-                if !portText.isEmpty {
-                    guard let p = Int(portText), (0...65535).contains(p) else { return nil }
-                    port = p
-                }
-            }
-            var h = String(decoding: hostBytes, as: UTF8.self).lowercased()
-            if h.hasSuffix(".") { h.removeLast() }
-            host = h
-            path = String(decoding: rest[slash...], as: UTF8.self)
-        } else {
-            host = ""
-            path = String(decoding: rest, as: UTF8.self)
-        }
+        self = parts
     }
 }
 

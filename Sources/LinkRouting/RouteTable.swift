@@ -70,8 +70,10 @@ public struct CompiledSite: Sendable {
     public let androidApps: [AndroidAppConfig]
     /// Custom scheme (lower-cased) → the apps that registered it.
     public let schemes: [String: (ios: [String], android: [String])]
-    let trie: PathTrie
+    /// What resolution reads, in one object (closures and lookups hold a reference, not a copy of the site).
+    let resolver: SiteResolver
     let routeIndexByName: [String: Int]
+    var trie: PathTrie { resolver.trie }
 
     /// The route named `route`; nil when the site has none of that name (exclusions have no name).
     public func entry(named route: String) -> CompiledEntry? {
@@ -156,6 +158,10 @@ public struct RouteTable: Sendable {
     let wildcardIndex: [(suffix: String, site: Int)]
     let schemeIndex: [String: Int]
     let defaultSite: Int?
+    /// `hostIndex` by bytes, for lookups without a `String`.
+    let hostTable: ByteTable
+    /// `sites[i].resolver`.
+    let resolvers: [SiteResolver]
 
     /// Compiles the config. Throws when a pattern does not compile or a route names an app the
     /// site does not have; run ``LinkwellConfig/validate()`` for the full set of checks.
@@ -185,6 +191,8 @@ public struct RouteTable: Sendable {
         if !diagnostics.isEmpty { throw RouteTableError(diagnostics: diagnostics) }
         self.sites = sites
         self.hostIndex = hostIndex
+        self.hostTable = ByteTable(hostIndex.map { (parent: 0, key: $0.key, value: $0.value) })
+        self.resolvers = sites.map(\.resolver)
         // Longest suffix first, so `*.eu.example.com` beats `*.example.com`.
         self.wildcardIndex = wildcardIndex.sorted { $0.suffix.count > $1.suffix.count }
         self.schemeIndex = schemeIndex
@@ -268,7 +276,8 @@ public struct RouteTable: Sendable {
         return CompiledSite(
             index: s, config: site, name: site.name ?? canonical, canonicalHost: canonical, exactDomains: exact,
             wildcardSuffixes: wild, entries: entries, iosApps: ios, androidApps: android, schemes: schemes,
-            trie: PathTrie(entries: entries), routeIndexByName: byName)
+            resolver: SiteResolver(name: site.name ?? canonical, entries: entries, iosApps: ios.map(\.appID), androidApps: android.map(\.package)),
+            routeIndexByName: byName)
     }
 
     // MARK: Sites
@@ -320,18 +329,9 @@ public struct RouteTable: Sendable {
     /// }
     /// ```
     public func resolve(_ url: String) -> LinkResolution {
-        guard let parts = URLParts(url) else { return .unsupported("'\(url)' is not an absolute URL") }
-        if parts.scheme == "https" || parts.scheme == "http" {
-            guard let site = site(forHost: parts.host, fallbackToDefault: false) else { return .unknownHost(parts.host) }
-            return resolve(site: site, path: parts.path, query: parts.query, fragment: parts.fragment)
-        }
-        guard let s = schemeIndex[parts.scheme] else {
-            return .unsupported("'\(parts.scheme)' is neither https nor a custom scheme of any configured app")
-        }
-        let site = sites[s]
-        let path = RouteTable.customSchemePath(url: url, scheme: parts.scheme, site: site)
-        let apps = site.schemes[parts.scheme] ?? ([], [])
-        return resolve(site: site, path: path, query: parts.query, fragment: parts.fragment, restrictTo: apps)
+        // A URL a browser would still encode is read as it would send it (a copy only then).
+        var text = PercentEncoding.browserNormalized(url)
+        return text.withUTF8 { resolve(normalized: $0, original: url) }
     }
 
     /// `scheme://X/rest`: when X is one of the site's domains the path is `/rest`, otherwise `/X/rest`.
@@ -359,208 +359,19 @@ public struct RouteTable: Sendable {
         site: CompiledSite, path rawPath: String, query: String?, fragment: String?,
         restrictTo apps: (ios: [String], android: [String])? = nil
     ) -> LinkResolution {
-        let segments = RouteTable.segments(of: PercentEncoding.rawPunctuationEncoded(rawPath))
-        var candidates = site.trie.candidates(for: segments)
-        if candidates.isEmpty { return .noRoute(site: site.name) }
-        candidates.sort()
-        var excludedIOS = Set<String>()
-        var excludedAndroid = Set<String>()
-        lazy var items: [RawQueryItem] = query.map(RawQueryItem.split) ?? []
-        for c in candidates {
-            let entry = site.entries[c]
-            switch entry.kind {
-            case let .exclusion(e):
-                if let f = e.fragment, f != fragment { continue }
-                excludedIOS.formUnion(entry.iosAppIDs)
-                excludedAndroid.formUnion(entry.androidPackages)
-                let leftIOS = (apps?.ios ?? site.iosApps.map(\.appID)).filter { !excludedIOS.contains($0) }
-                let leftAndroid = (apps?.android ?? site.androidApps.map(\.package)).filter { !excludedAndroid.contains($0) }
-                if leftIOS.isEmpty && leftAndroid.isEmpty {
-                    return .excluded(site: site.name, entryIndex: entry.index, pattern: e.exclude)
-                }
-            case let .route(route):
-                guard var params = entry.pattern.bind(segments) else { continue }
-                var ok = true
-                for name in entry.requiredQuery {
-                    var found = false
-                    for item in items where item.hasName(name) {
-                        guard let v = item.value, !v.isEmpty else {
-                            ok = false
-                            break
-                        }
-                        if !found { params[name] = PercentEncoding.decode(Array(v.utf8)) }
-                        found = true
-                    }
-                    if !found { ok = false }
-                    if !ok { break }
-                }
-                guard ok else { continue }
-                for name in entry.optionalQuery {
-                    if let item = items.first(where: { $0.hasName(name) }) {
-                        params[name] = item.value.map { PercentEncoding.decode(Array($0.utf8)) } ?? ""
-                    }
-                }
-                if let f = route.fragment, let fragment { params[f] = PercentEncoding.decode(fragment) }
-                var ios = entry.iosAppIDs.filter { !excludedIOS.contains($0) }
-                var android = entry.androidPackages.filter { !excludedAndroid.contains($0) }
-                if let apps {
-                    ios = ios.filter(apps.ios.contains)
-                    android = android.filter(apps.android.contains)
-                }
-                if ios.isEmpty && android.isEmpty {
-                    if !excludedIOS.isEmpty || !excludedAndroid.isEmpty {
-                        return .excluded(site: site.name, entryIndex: entry.index, pattern: entry.pattern.source)
-                    }
-                    continue
-                }
-                return .matched(
-                    LinkMatch(
-                        site: site.name, route: route.name, parameters: params, iosAppIDs: ios, androidPackages: android,
-                        entryIndex: entry.index))
+        var path = rawPath
+        var query = query
+        var fragment = fragment
+        return path.withUTF8 { p in
+            RouteTable.withOptionalUTF8(&query) { q in
+                RouteTable.withOptionalUTF8(&fragment) { f in site.resolver.resolve(path: p, query: q, fragment: f, restrictTo: apps) }
             }
         }
-        return .noRoute(site: site.name)
     }
 
-    /// Splits a raw path into its raw segments. `""` and `"/"` have none; one trailing slash is
-    /// insignificant (as in AASA), so `/post/1/` is `/post/1`.
-    static func segments(of rawPath: String) -> [Substring] {
-        // Byte-wise: '/' is ASCII, so every cut is on a character boundary.
-        let slash = UInt8(ascii: "/")
-        let u = rawPath.utf8
-        var start = u.startIndex
-        var end = u.endIndex
-        if start < end, u[start] == slash { start = u.index(after: start) }
-        if start < end, u[u.index(before: end)] == slash { end = u.index(before: end) }
-        if start >= end { return [] }
-        var out: [Substring] = []
-        out.reserveCapacity(6)
-        var segStart = start
-        var i = start
-        while i < end {
-            if u[i] == slash {
-                out.append(rawPath[segStart..<i])
-                segStart = u.index(after: i)
-            }
-            i = u.index(after: i)
-        }
-        out.append(rawPath[segStart..<end])
-        return out
-    }
-}
-
-extension PathPattern {
-    /// Binds the pattern's parameters to raw URL segments; nil when it does not match.
-    func bind(_ segments: [Substring]) -> [String: String]? {
-        var params: [String: String] = [:]
-        for (i, seg) in self.segments.enumerated() {
-            switch seg {
-            case let .literal(l):
-                guard i < segments.count, segments[i] == l else { return nil }
-            case let .param(name, prefix, suffix, oneOf):
-                guard i < segments.count, let raw = PathTrie.paramValue(segments[i], prefix: prefix, suffix: suffix) else { return nil }
-                var value = PercentEncoding.decode(Array(raw.utf8))
-                if let oneOf {
-                    // Strings compare by canonical equivalence: report the config's spelling of the
-                    // value (as the generated routers' enums do), not the link's.
-                    guard let listed = oneOf.first(where: { $0 == value }) else { return nil }
-                    value = listed
-                }
-                params[name] = value
-            case let .rest(name):
-                let tail = segments.count > i ? segments[i...].joined(separator: "/") : ""
-                if name != "*" { params[name] = PercentEncoding.decode(Array(tail.utf8)) }
-                return params
-            }
-        }
-        return segments.count == self.segments.count ? params : nil
-    }
-}
-
-/// A trie over path segments: literal children by exact text, parameter edges, and the entries
-/// that end (or take the rest) at each node. Lookup cost depends on the URL's depth and the
-/// number of parameter branches, not on the number of routes.
-struct PathTrie: Sendable {
-    struct ParamEdge: Sendable {
-        var prefix: String
-        var suffix: String
-        var child: Int
-    }
-
-    struct Node: Sendable {
-        var literals: [Substring: Int] = [:]
-        var params: [ParamEdge] = []
-        var terminal: [Int] = []
-        var rest: [Int] = []
-    }
-
-    var nodes: [Node] = [Node()]
-
-    init(entries: [CompiledEntry]) {
-        for (e, entry) in entries.enumerated() {
-            var node = 0
-            for seg in entry.pattern.segments {
-                switch seg {
-                case let .literal(l):
-                    if let next = nodes[node].literals[Substring(l)] {
-                        node = next
-                    } else {
-                        nodes.append(Node())
-                        nodes[node].literals[Substring(l)] = nodes.count - 1
-                        node = nodes.count - 1
-                    }
-                case let .param(_, prefix, suffix, _):
-                    if let edge = nodes[node].params.first(where: { $0.prefix == prefix && $0.suffix == suffix }) {
-                        node = edge.child
-                    } else {
-                        nodes.append(Node())
-                        nodes[node].params.append(ParamEdge(prefix: prefix, suffix: suffix, child: nodes.count - 1))
-                        node = nodes.count - 1
-                    }
-                case .rest:
-                    nodes[node].rest.append(e)
-                    node = -1
-                }
-                if node < 0 { break }
-            }
-            if node >= 0 { nodes[node].terminal.append(e) }
-        }
-    }
-
-    @inline(__always)
-    static func paramValue(_ segment: Substring, prefix: String, suffix: String) -> Substring? {
-        let u = segment.utf8
-        let pu = prefix.utf8
-        let su = suffix.utf8
-        guard u.count > pu.count + su.count else { return nil }
-        if pu.isEmpty && su.isEmpty { return segment }
-        // Byte-wise: patterns and raw URL segments are compared as sent (no Unicode equivalence).
-        guard u.starts(with: pu), u.reversed().starts(with: su.reversed()) else { return nil }
-        let from = u.index(u.startIndex, offsetBy: pu.count)
-        let to = u.index(u.endIndex, offsetBy: -su.count)
-        return segment[from..<to]
-    }
-
-    /// Indices of every entry whose pattern shape matches the segments (oneOf and query are
-    /// checked by the caller, in priority order).
-    func candidates(for segments: [Substring]) -> [Int] {
-        var out: [Int] = []
-        collect(node: 0, depth: 0, segments: segments, into: &out)
-        return out
-    }
-
-    private func collect(node n: Int, depth: Int, segments: [Substring], into out: inout [Int]) {
-        if !nodes[n].rest.isEmpty { out.append(contentsOf: nodes[n].rest) }
-        if depth == segments.count {
-            out.append(contentsOf: nodes[n].terminal)
-            return
-        }
-        let seg = segments[depth]
-        if let next = nodes[n].literals[seg] { collect(node: next, depth: depth + 1, segments: segments, into: &out) }
-        if nodes[n].params.isEmpty { return }
-        for edge in nodes[n].params where PathTrie.paramValue(seg, prefix: edge.prefix, suffix: edge.suffix) != nil {
-            collect(node: edge.child, depth: depth + 1, segments: segments, into: &out)
-        }
+    static func withOptionalUTF8<R>(_ text: inout String?, _ body: (Bytes?) -> R) -> R {
+        guard var t = text else { return body(nil) }
+        return t.withUTF8 { body($0) }
     }
 }
 
