@@ -53,10 +53,13 @@ public struct ComponentPlan: Sendable {
 
     let site: CompiledSite
     let variableNames: [String: String]  // "entryIndex/param" → variable name
+    /// Each entry's samples and guards, made once for every emission order of the plan.
+    let prepared: PreparedEntries
 
     public init(site: CompiledSite) {
         GenerationCounter.record(.componentPlan, site: site)
         self.site = site
+        self.prepared = PreparedEntries(site.entries)
         var names: [String: String] = [:]
         var vars: [(String, [String])] = []
         for entry in site.entries {
@@ -93,7 +96,7 @@ public struct ComponentPlan: Sendable {
     /// Entries that apply to one app, in emission order.
     public func orderedEntries(appliesTo includes: (CompiledEntry) -> Bool) -> [CompiledEntry] {
         let entries = site.entries.filter(includes)
-        return ComponentPlan.emissionOrder(entries)
+        return ComponentPlan.emissionOrder(entries, prepared: prepared)
     }
 
     /// Components for one app on one platform.
@@ -103,7 +106,7 @@ public struct ComponentPlan: Sendable {
 
     /// A stable topological order: config order, except that an entry whose URLs a route's
     /// guard exclusions would block moves ahead of that route when the two never match the same URL.
-    static func emissionOrder(_ entries: [CompiledEntry]) -> [CompiledEntry] {
+    static func emissionOrder(_ entries: [CompiledEntry], prepared: PreparedEntries) -> [CompiledEntry] {
         let n = entries.count
         // Entries can only interact (overlap, or one's samples match the other's guard globs)
         // when their leading literal segments agree wherever both have one: a guard glob spells
@@ -166,17 +169,13 @@ public struct ComponentPlan: Sendable {
         for j in 0..<n {
             for i in neighbours(j) where i < j && entries[i].pattern.overlaps(entries[j].pattern) { edge(i, j) }
         }
-        var samples: [[String]?] = Array(repeating: nil, count: n)
         for r in 0..<n where entries[r].isRoute {
             let others = neighbours(r).filter { y in y != r && !entries[y].pattern.overlaps(entries[r].pattern) }
-            guard !others.isEmpty else { continue }  // (compiling the guards costs more than the rest)
-            let guards = guardMatchers(entries[r])
+            guard !others.isEmpty else { continue }
+            let guards = prepared.guards(entries[r])
             guard !guards.isEmpty else { continue }
-            for y in others {
-                if samples[y] == nil { samples[y] = RouteTable.samplePaths(for: entries[y], variants: 2).accepted }
-                if samples[y]!.contains(where: { s in guards.contains { $0(s) } }) {
-                    edge(y, r)
-                }
+            for y in others where prepared.samples(entries[y]).contains(where: guards.matches) {
+                edge(y, r)
             }
         }
         // Kahn's algorithm, always taking the earliest ready entry; a cycle falls back to
@@ -305,7 +304,8 @@ public struct ComponentPlan: Sendable {
             // A browser sends `|`, `^`, `[` and `]` raw, the builder encoded, and iOS compares
             // the path as sent: each component also in the raw spelling.
             return out.flatMap { c -> [PlannedComponent] in
-                guard c.percentEncoded else { return [c] }
+                // (Without a '%' there is nothing to replace: no Foundation search.)
+                guard c.percentEncoded, c.path.utf8.contains(UInt8(ascii: "%")) else { return [c] }
                 var raw = c
                 for (escape, char) in [("%7C", "|"), ("%5E", "^"), ("%5B", "["), ("%5D", "]")] {
                     raw.path = raw.path.replacingOccurrences(of: escape, with: char)
@@ -447,18 +447,71 @@ public struct ComponentPlan: Sendable {
 
     /// The exclusions an entry's components put before its claims, per platform, as matchers
     /// over a path (encoded for Apple, decoded for Android); used to order entries.
-    static func guardMatchers(_ entry: CompiledEntry) -> [(String) -> Bool] {
-        var out: [(String) -> Bool] = guardGlobs(entry.pattern).map { g in
-            let glob = AppleMatcher.Glob(g)
-            return { glob.matches($0) }
-        }
+    static func guardMatchers(_ entry: CompiledEntry) -> GuardMatchers {
+        var android: [AndroidPatternMatcher] = []
         for path in androidPaths(for: entry) where path.isGuard {
             for generation in AndroidParserGeneration.allCases {
                 guard let m = try? AndroidPatternMatcher.dynamicAppLinkPattern(for: path.expression, generation: generation) else { continue }
-                out.append { m.matches(PercentEncoding.decode($0)) }
+                android.append(m)
             }
         }
-        return out
+        return GuardMatchers(apple: guardGlobs(entry.pattern).map(AppleMatcher.Glob.init), android: android)
+    }
+}
+
+/// A sample path of an entry, as the Apple globs read it (encoded) and as Android's matchers
+/// read it (decoded, UTF-16 units).
+struct SamplePath: Sendable {
+    let encoded: String
+    let decodedUTF16: [UInt16]
+
+    init(_ encoded: String) {
+        self.encoded = encoded
+        decodedUTF16 = Array(PercentEncoding.decode(encoded).utf16)
+    }
+}
+
+/// An entry's guard exclusions as matchers (``ComponentPlan/guardMatchers(_:)``).
+struct GuardMatchers: Sendable {
+    let apple: [AppleMatcher.Glob]
+    let android: [AndroidPatternMatcher]
+
+    var isEmpty: Bool { apple.isEmpty && android.isEmpty }
+
+    /// Whether one of the guards keeps `sample` out.
+    func matches(_ sample: SamplePath) -> Bool {
+        apple.contains { $0.matches(sample.encoded) } || android.contains { $0.matches(units: sample.decodedUTF16) }
+    }
+}
+
+/// Each entry's sample paths and guard matchers, made at most once per plan (the AASA and
+/// assetlinks orders of a site, and each app group's, read the same ones).
+final class PreparedEntries: Sendable {
+    private struct Prepared: Sendable {
+        var samples: [SamplePath]
+        var guards: GuardMatchers?
+    }
+
+    /// By entry index (position in the site's `routes`).
+    private let prepared: [Int: Prepared]
+
+    init(_ entries: [CompiledEntry]) {
+        var prepared: [Int: Prepared] = [:]
+        prepared.reserveCapacity(entries.count)
+        for entry in entries {
+            prepared[entry.index] = Prepared(
+                samples: RouteTable.samplePaths(for: entry, variants: 2).accepted.map(SamplePath.init),
+                guards: entry.isRoute ? ComponentPlan.guardMatchers(entry) : nil)
+        }
+        self.prepared = prepared
+    }
+
+    func samples(_ entry: CompiledEntry) -> [SamplePath] {
+        prepared[entry.index]?.samples ?? RouteTable.samplePaths(for: entry, variants: 2).accepted.map(SamplePath.init)
+    }
+
+    func guards(_ entry: CompiledEntry) -> GuardMatchers {
+        prepared[entry.index]?.guards ?? ComponentPlan.guardMatchers(entry)
     }
 }
 

@@ -86,8 +86,10 @@ public struct AndroidPatternMatcher: Sendable, Equatable, CustomStringConvertibl
         matches(units: Array(input.utf16))
     }
 
-    /// `PatternMatcher.matchPattern`; `nil` (Java `null`) never matches.
-    func matches(units input: [UInt16]?) -> Bool {
+    /// `PatternMatcher.matchPattern` on UTF-16 units (``matches(_:)`` without converting the
+    /// input again, for callers that match one input against many patterns); `nil` (Java `null`)
+    /// never matches.
+    public func matches(units input: [UInt16]?) -> Bool {
         guard let input else { return false }
         switch kind {
         case .literal: return input == units

@@ -11,6 +11,10 @@
 // then P times inside `resolvePasses` and print the mix as JSON, without timing. bench/callgrind
 // runs it under `valgrind --tool=callgrind --collect-atstart=no --toggle-collect=*resolvePasses*`,
 // so the instructions counted are exactly those of P × 8,192 `RouteTable.resolve(_:)` calls.
+//
+// --reload-once SITES: write a config of --load-routes routes in SITES sites and run one
+// `ServerRuntime.loadSnapshot` (what SIGHUP runs) inside `reloadOnce`, for profiling the load
+// with `--toggle-collect=*reloadOnce*`; prints its time as JSON.
 
 import Association
 import Foundation
@@ -25,6 +29,7 @@ var loadRoutes = 10_000
 var runLoad = true
 var publicDir: String? = FileManager.default.fileExists(atPath: "public") ? "public" : nil
 var countPasses: Int? = nil
+var reloadOnceSites: Int? = nil
 do {
     var args = CommandLine.arguments.dropFirst()
     while let a = args.popFirst() {
@@ -40,8 +45,14 @@ do {
                 exit(2)
             }
             countPasses = p
+        case "--reload-once":
+            guard let n = Int(args.popFirst() ?? ""), n >= 1 else {
+                FileHandle.standardError.write(Data("linkwell-bench: --reload-once needs a number of sites (at least 1), e.g. --reload-once 20\n".utf8))
+                exit(2)
+            }
+            reloadOnceSites = n
         case "-h", "--help":
-            print("usage: linkwell-bench [--quick] [--sizes 100,1000,10000,100000] [--load-routes 10000] [--public DIR] [--no-load] [--count-resolution PASSES]")
+            print("usage: linkwell-bench [--quick] [--sizes 100,1000,10000,100000] [--load-routes 10000] [--public DIR] [--no-load] [--count-resolution PASSES] [--reload-once SITES]")
             exit(0)
         default:
             FileHandle.standardError.write(Data("linkwell-bench: unknown option \(a)\n".utf8))
@@ -328,6 +339,22 @@ func resolutionInput(routes n: Int) -> (RouteTable, [String]) {
 }
 
 // MARK: Run
+
+if let sites = reloadOnceSites {
+    // One `ServerRuntime.loadSnapshot` of --load-routes routes in SITES sites, inside
+    // `reloadOnce` (for `valgrind --tool=callgrind --collect-atstart=no --toggle-collect=*reloadOnce*`).
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("linkwell-bench-\(getpid())")
+    try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("bench.json5").path
+    FileManager.default.createFile(atPath: path, contents: Data(configJSON5(sites: sites, routesPerSite: loadRoutes / sites).utf8))
+    @inline(never) func reloadOnce() -> Bool { ServerRuntime.loadSnapshot(configPath: path).0 != nil }
+    let t0 = ContinuousClock.now
+    let built = reloadOnce()
+    let ms = nanoseconds(ContinuousClock.now - t0) / 1e6
+    print("{\"reload_once\": {\"routes\": \(loadRoutes), \"sites\": \(sites), \"snapshot_built\": \(built), \"ms\": \(round3(ms))}}")
+    exit(0)
+}
 
 if let passes = countPasses {
     var counted: [[String: Any]] = []
