@@ -80,7 +80,7 @@ public enum AASAGenerator {
     }
 
     public static func bytes(for site: CompiledSite, plan: ComponentPlan) -> [UInt8] {
-        Array(document(for: site, plan: plan).serialized(.pretty).utf8)
+        document(for: site, plan: plan).serializedBytes(.pretty)
     }
 
     /// Apple's limit on the uncompressed file.

@@ -59,6 +59,6 @@ public enum AssetLinksGenerator {
     }
 
     public static func bytes(for site: CompiledSite, plan: ComponentPlan) -> [UInt8] {
-        Array(document(for: site, plan: plan).serialized(.pretty).utf8)
+        document(for: site, plan: plan).serializedBytes(.pretty)
     }
 }

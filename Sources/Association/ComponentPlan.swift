@@ -500,14 +500,14 @@ final class PreparedEntries: Sendable {
         prepared.reserveCapacity(entries.count)
         for entry in entries {
             prepared[entry.index] = Prepared(
-                samples: RouteTable.samplePaths(for: entry, variants: 2).accepted.map(SamplePath.init),
+                samples: RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init),
                 guards: entry.isRoute ? ComponentPlan.guardMatchers(entry) : nil)
         }
         self.prepared = prepared
     }
 
     func samples(_ entry: CompiledEntry) -> [SamplePath] {
-        prepared[entry.index]?.samples ?? RouteTable.samplePaths(for: entry, variants: 2).accepted.map(SamplePath.init)
+        prepared[entry.index]?.samples ?? RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init)
     }
 
     func guards(_ entry: CompiledEntry) -> GuardMatchers {

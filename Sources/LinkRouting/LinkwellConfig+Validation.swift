@@ -385,7 +385,7 @@ extension RouteTable {
                 if entry.isRoute {
                     // Every URL of it taken first by an earlier entry?
                     // Only entries that match the route's own sample path can cover it.
-                    let sample = RouteTable.samplePaths(for: entry, variants: 1).accepted[0]
+                    let sample = RouteTable.acceptedSamplePaths(for: entry, variants: 1)[0]
                     let candidates = site.trie.candidates(forRawPath: sample).filter { $0 < j }.sorted()
                     for earlier in candidates.map({ site.entries[$0] }) {
                         guard earlier.pattern.covers(entry.pattern) else { continue }

@@ -39,21 +39,7 @@ extension RouteTable {
         var accepted: [String] = []
         var near: [String] = []
         for v in 0..<variants {
-            let params = entry.sampleParameters(variant: v)
-            var parts: [String] = []
-            for seg in entry.pattern.segments {
-                switch seg {
-                case let .literal(l): parts.append(l)
-                case let .param(name, prefix, suffix, _):
-                    parts.append(prefix + PercentEncoding.encodeComponent(params[name] ?? "v") + suffix)
-                case let .rest(name):
-                    let value = params[name] ?? "r1/r2"
-                    if !value.isEmpty {
-                        parts.append(contentsOf: value.split(separator: "/").map { PercentEncoding.encodeComponent(String($0)) })
-                    }
-                }
-            }
-            let path = "/" + parts.joined(separator: "/")
+            let (path, parts, params) = samplePath(for: entry, variant: v)
             accepted.append(path)
             if v == 0 {
                 accepted.append(path == "/" ? "/" : path + "/")
@@ -111,6 +97,36 @@ extension RouteTable {
             }
         }
         return (accepted, near.filter { !accepted.contains($0) })
+    }
+
+    /// The `accepted` paths of ``samplePaths(for:variants:)``, without making the near misses.
+    public static func acceptedSamplePaths(for entry: CompiledEntry, variants: Int = 4) -> [String] {
+        var accepted: [String] = []
+        for v in 0..<variants {
+            let path = samplePath(for: entry, variant: v).path
+            accepted.append(path)
+            if v == 0 { accepted.append(path == "/" ? "/" : path + "/") }
+        }
+        return accepted
+    }
+
+    /// One accepted path of an entry (encoded), its segments and the parameters it was made from.
+    static func samplePath(for entry: CompiledEntry, variant v: Int) -> (path: String, parts: [String], params: [String: String]) {
+        let params = entry.sampleParameters(variant: v)
+        var parts: [String] = []
+        for seg in entry.pattern.segments {
+            switch seg {
+            case let .literal(l): parts.append(l)
+            case let .param(name, prefix, suffix, _):
+                parts.append(prefix + PercentEncoding.encodeComponent(params[name] ?? "v") + suffix)
+            case let .rest(name):
+                let value = params[name] ?? "r1/r2"
+                if !value.isEmpty {
+                    parts.append(contentsOf: value.split(separator: "/").map { PercentEncoding.encodeComponent(String($0)) })
+                }
+            }
+        }
+        return ("/" + parts.joined(separator: "/"), parts, params)
     }
 
     /// `%c3%a9` for `%C3%A9`: the same bytes, the hex in lower case.
