@@ -174,7 +174,7 @@ public struct ComponentPlan: Sendable {
             guard !others.isEmpty else { continue }
             let guards = prepared.guards(entries[r])
             guard !guards.isEmpty else { continue }
-            for y in others where prepared.samples(entries[y]).contains(where: guards.matches) {
+            for y in others where prepared.anySample(of: entries[y], matches: guards) {
                 edge(y, r)
             }
         }
@@ -313,7 +313,7 @@ public struct ComponentPlan: Sendable {
                 return raw.path == c.path ? [c] : [c, raw]
             }
         case .android:
-            return ComponentPlan.androidPaths(for: entry).map { path in
+            return prepared.androidPaths(entry).map { path in
                 var c = make(path.expression, exclude: exclude || path.isGuard, comment: path.isGuard ? "keeps '\(entry.pattern.source)' to one segment per parameter" : comment)
                 if path.isGuard { c.query = [] }
                 return c
@@ -447,9 +447,9 @@ public struct ComponentPlan: Sendable {
 
     /// The exclusions an entry's components put before its claims, per platform, as matchers
     /// over a path (encoded for Apple, decoded for Android); used to order entries.
-    static func guardMatchers(_ entry: CompiledEntry) -> GuardMatchers {
+    static func guardMatchers(_ entry: CompiledEntry, androidPaths paths: [AndroidPath]? = nil) -> GuardMatchers {
         var android: [AndroidPatternMatcher] = []
-        for path in androidPaths(for: entry) where path.isGuard {
+        for path in paths ?? androidPaths(for: entry) where path.isGuard {
             for generation in AndroidParserGeneration.allCases {
                 guard let m = try? AndroidPatternMatcher.dynamicAppLinkPattern(for: path.expression, generation: generation) else { continue }
                 android.append(m)
@@ -480,15 +480,18 @@ struct GuardMatchers: Sendable {
 
     /// Whether one of the guards keeps `sample` out.
     func matches(_ sample: SamplePath) -> Bool {
-        apple.contains { $0.matches(sample.encoded) } || android.contains { $0.matches(units: sample.decodedUTF16) }
+        for i in apple.indices where apple[i].matches(sample.encoded) { return true }
+        for i in android.indices where android[i].matches(units: sample.decodedUTF16) { return true }
+        return false
     }
 }
 
-/// Each entry's sample paths and guard matchers, made at most once per plan (the AASA and
-/// assetlinks orders of a site, and each app group's, read the same ones).
+/// Each entry's sample paths, Android expressions and guard matchers, made once per plan (the
+/// AASA and assetlinks orders of a site, each app group's, and the Android components read them).
 final class PreparedEntries: Sendable {
     private struct Prepared: Sendable {
         var samples: [SamplePath]
+        var androidPaths: [ComponentPlan.AndroidPath]
         var guards: GuardMatchers?
     }
 
@@ -499,19 +502,30 @@ final class PreparedEntries: Sendable {
         var prepared: [Int: Prepared] = [:]
         prepared.reserveCapacity(entries.count)
         for entry in entries {
+            let paths = ComponentPlan.androidPaths(for: entry)
             prepared[entry.index] = Prepared(
                 samples: RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init),
-                guards: entry.isRoute ? ComponentPlan.guardMatchers(entry) : nil)
+                androidPaths: paths,
+                guards: entry.isRoute ? ComponentPlan.guardMatchers(entry, androidPaths: paths) : nil)
         }
         self.prepared = prepared
     }
 
-    func samples(_ entry: CompiledEntry) -> [SamplePath] {
-        prepared[entry.index]?.samples ?? RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init)
+    /// Whether a sample path of `entry` matches one of `guards`.
+    func anySample(of entry: CompiledEntry, matches guards: GuardMatchers) -> Bool {
+        let samples = prepared[entry.index]?.samples ?? RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init)
+        for i in samples.indices where guards.matches(samples[i]) { return true }
+        return false
     }
 
+    /// ``ComponentPlan/guardMatchers(_:androidPaths:)`` of a route.
     func guards(_ entry: CompiledEntry) -> GuardMatchers {
         prepared[entry.index]?.guards ?? ComponentPlan.guardMatchers(entry)
+    }
+
+    /// ``ComponentPlan/androidPaths(for:)`` of `entry`.
+    func androidPaths(_ entry: CompiledEntry) -> [ComponentPlan.AndroidPath] {
+        prepared[entry.index]?.androidPaths ?? ComponentPlan.androidPaths(for: entry)
     }
 }
 
