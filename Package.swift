@@ -81,6 +81,12 @@ let package = Package(
             dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LinkServer", "MicroHTTP"],
             path: "bench/Sources/linkwell-bench"
         ),
+        // Short-link index load time and memory at 1 M links (bench/links-load). Release mode.
+        .executableTarget(
+            name: "linkwell-links-bench",
+            dependencies: ["LinkRouting", "LinkServer", "LinkStore"],
+            path: "bench/Sources/linkwell-links-bench"
+        ),
         .testTarget(name: "LinkRoutingTests", dependencies: ["LinkRouting"]),
         .testTarget(name: "PlatformMatchersTests", dependencies: ["PlatformMatchers", "LinkwellJSON"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AssociationTests", dependencies: ["Association", "LinkRouting", "PlatformMatchers", "LinkwellJSON"], resources: [.copy("Fixtures")]),

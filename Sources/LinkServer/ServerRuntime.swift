@@ -25,7 +25,11 @@ public final class ServerRuntime: Sendable {
     /// through `log`.
     public let accessLogWriter: AccessLog?
 
+    /// Keeps the served short links up to date (`linksChanged()`, `startLinkRefresher()`).
+    public let linkRefresher: LinkRefresher
+
     public init(configPath: String, initial: Snapshot, version: String, log: EventLog, accessLog: Bool = true, accessLogWriter: AccessLog? = nil) {
+        self.linkRefresher = LinkRefresher(cell: initial.liveLinks, log: log, configPath: configPath)
         self.accessLog = accessLog
         self.accessLogWriter = accessLogWriter
         self.configPath = configPath
@@ -38,9 +42,23 @@ public final class ServerRuntime: Sendable {
     /// The snapshot serving now.
     public var snapshot: Snapshot { current.withLock { $0 } }
 
+    /// Call after any write to the links in this process (the admin API, an import run inside
+    /// serve): reads the links again and swaps the new index in before it returns. Writes by
+    /// other processes and instances are picked up by `startLinkRefresher()`'s thread.
+    public func linksChanged() {
+        linkRefresher.check(storage: snapshot.table.config.storage, reason: "local write")
+    }
+
+    /// Starts watching the store for writes by other processes and instances (`serve`).
+    public func startLinkRefresher() {
+        linkRefresher.start { [unowned self] in self.snapshot.table.config.storage }
+    }
+
     /// Validates the config file and builds a snapshot from it; the report has the errors when
-    /// the snapshot is nil.
-    public static func loadSnapshot(configPath: String) -> (Snapshot?, ValidationReport) {
+    /// the snapshot is nil. Without `liveLinks` (start-up) the short links are read from the
+    /// store into a new index; a reload passes the running server's, which the link refresher
+    /// keeps current — a reload never waits on the database.
+    public static func loadSnapshot(configPath: String, liveLinks: LinkIndexCell? = nil) -> (Snapshot?, ValidationReport) {
         let (loaded, report) = LoadedConfig.load(path: configPath)
         guard let loaded else { return (nil, report) }
         let dir = Snapshot.publicDirectory(settings: loaded.validated.config.server, configPath: configPath)
@@ -53,23 +71,32 @@ public final class ServerRuntime: Sendable {
             failed.validated = nil
             return (nil, failed)
         }
-        // Short links: read once per snapshot from the link database, when it exists (serve never
-        // creates it; 'linkwell links add' does). A broken or locked file fails this load, so a
-        // reload keeps the last good snapshot and its links.
-        var links: [ShortLink] = []
-        let storage = loaded.validated.table.config.storage
-        do throws(LinkStoreError) {
-            let location = try StorageLocation.of(storage: storage, configPath: configPath)
-            if location.exists { links = try LinkStore(location).links() }
-        } catch {
-            var failed = report
-            let file = storage?.postgres == nil ? LinkStore.databasePath(storage: storage, configPath: configPath) : configPath
-            failed.diagnostics.append(Diagnostic(.error, file: file, at: storage?.postgres == nil ? "storage.sqlite" : "storage.postgres", error.description))
-            failed.validated = nil
-            return (nil, failed)
+        // Short links at start-up: read once from the link database, when it exists (serve never
+        // creates a SQLite file; 'linkwell links add' does). A broken or locked file, or a
+        // PostgreSQL server that cannot be reached, stops the start with the error and its fix.
+        let cell: LinkIndexCell
+        if let liveLinks {
+            cell = liveLinks
+        } else {
+            let storage = loaded.validated.table.config.storage
+            do throws(LinkStoreError) {
+                let location = try StorageLocation.of(storage: storage, configPath: configPath)
+                var state = LinkIndexCell.State(index: .empty, source: location)
+                if location.exists {
+                    let (index, revision) = try LinkStore(location).loadIndex(table: nil)
+                    state = LinkIndexCell.State(index: index, revision: revision, source: location)
+                }
+                cell = LinkIndexCell(state)
+            } catch {
+                var failed = report
+                let file = storage?.postgres == nil ? LinkStore.databasePath(storage: storage, configPath: configPath) : configPath
+                failed.diagnostics.append(Diagnostic(.error, file: file, at: storage?.postgres == nil ? "storage.sqlite" : "storage.postgres", error.description))
+                failed.validated = nil
+                return (nil, failed)
+            }
         }
         do {
-            return (try Snapshot(loaded: loaded, publicDirectory: dir, configDirectory: Snapshot.configDirectory(configPath), links: links), report)
+            return (try Snapshot(loaded: loaded, publicDirectory: dir, configDirectory: Snapshot.configDirectory(configPath), liveLinks: cell), report)
         } catch {
             var failed = report
             let file = (error as? LandingTemplateError)?.file ?? dir ?? "public/templates"
@@ -88,27 +115,16 @@ public final class ServerRuntime: Sendable {
         rebuild(reason: reason, configReload: true)
     }
 
-    /// The link database changed (a write through the admin API): rebuilds the snapshot at once,
-    /// so the public listener serves the change on its next request. Logged as `links_reloaded`,
-    /// not counted as a config reload. (It reads the config file again too; the storage work of
-    /// issue 16 replaces this with a refresh of the link index alone.)
-    public func linksChanged() {
-        rebuild(reason: "links_changed", configReload: false)
-    }
-
-    /// Links written in this process (the admin API): puts them into the serving link index at
-    /// once — only these links are checked again, the rest of the snapshot is shared.
+    /// Links written in this process (the admin API): the same as ``linksChanged()`` — the index
+    /// is read again from the store (which has the write) and swapped in before this returns.
     public func linksChanged(changed: [ShortLink], removed: [(site: String, code: String)] = []) {
-        reloading.withLock { _ in
-            current.withLock { $0 = $0.replacingLinks($0.links.applying(changed: changed, removed: removed, table: $0.table)) }
-        }
-        log.event("links_changed", [("changed", .int(changed.count)), ("removed", .int(removed.count))])
+        linksChanged()
     }
 
     @discardableResult
     private func rebuild(reason: String, configReload: Bool) -> Bool {
         reloading.withLock { _ in
-            let (snapshot, report) = Self.loadSnapshot(configPath: configPath)
+            let (snapshot, report) = Self.loadSnapshot(configPath: configPath, liveLinks: linkRefresher.cell)
             guard let snapshot else {
                 if configReload { metrics.recordReload(success: false) }
                 log.event("reload_failed", [
@@ -118,6 +134,8 @@ public final class ServerRuntime: Sendable {
                 return false
             }
             current.withLock { $0 = snapshot }
+            // The links stay (bound to the new routes); a changed `storage` block is read now.
+            linkRefresher.check(storage: snapshot.table.config.storage, reason: "reload")
             // The old snapshot (and its caches) is freed once the last request using it is done;
             // hand the freed heap back to the system instead of keeping the high-water mark.
             _ = malloc_trim(0)

@@ -16,9 +16,13 @@ public final class Snapshot: Sendable {
     public let server: ServerConfiguration
     public let proxyTrust: ProxyTrust
     public let renderer: any PageRenderer
-    /// The short links of this snapshot's route table, read from the link database when the
-    /// snapshot was built (the request path never touches the database).
-    public let links: LinkIndex
+    /// The short links being served, bound to this snapshot's route table: the index the link
+    /// refresher swapped in last (`liveLinks`, shared by the snapshots of one server, so a new
+    /// link needs no reload). The request path never touches the database.
+    public var links: LinkIndex { liveLinks.index.bound(to: tableRef) }
+    /// Where the served link index lives (LinkRefresher swaps it).
+    public let liveLinks: LinkIndexCell
+    private let tableRef: LinkIndex.TableRef
     public var logQueryStrings: Bool { server.logQueryStrings }
     /// The folder laid over the shipped `public/` tree (nil: the shipped tree alone).
     public let publicDirectory: String?
@@ -35,6 +39,8 @@ public final class Snapshot: Sendable {
     ///   - configDirectory: where a `landing.templatesDir` that is not under `publicDirectory` is
     ///     looked for (the config file's folder).
     ///   - renderer: how pages are made; by default the landing pages.
+    ///   - links: the short links, when there is no `liveLinks` (tests).
+    ///   - liveLinks: the server's link index (a reload passes the running one on).
     /// - Throws: `LandingTemplateError` when a folder is missing or a template does not compile,
     ///   so a reload with a broken template keeps the old snapshot.
     public init(
@@ -42,10 +48,12 @@ public final class Snapshot: Sendable {
         publicDirectory: String?,
         configDirectory: String? = nil,
         renderer: ((RouteTable) throws -> any PageRenderer)? = nil,
-        links: [ShortLink] = []
+        links: [ShortLink] = [],
+        liveLinks: LinkIndexCell? = nil
     ) throws {
         let table = loaded.validated.table
-        self.links = LinkIndex(links: links, table: table)
+        self.tableRef = LinkIndex.TableRef(table)
+        self.liveLinks = liveLinks ?? LinkIndexCell(LinkIndexCell.State(index: LinkIndex(links: links, table: table)))
         var files = AssetFiles.embedded
         if let publicDirectory { files = try files.overlaid(directory: publicDirectory, setting: "server.publicDir") }
         for site in table.sites {
@@ -82,22 +90,6 @@ public final class Snapshot: Sendable {
     ) throws {
         let loaded = LoadedConfig(validated: ValidatedConfig(file: "", table: table), server: ServerConfiguration(table.config.server))
         try self.init(loaded: loaded, publicDirectory: publicDirectory, configDirectory: configDirectory, renderer: renderer, links: links)
-    }
-
-    /// This snapshot with another link index (everything else shared): a link write through the
-    /// admin API swaps this in (ServerRuntime.linksChanged(changed:removed:)).
-    public func replacingLinks(_ links: LinkIndex) -> Snapshot { Snapshot(copying: self, links: links) }
-
-    private init(copying other: Snapshot, links: LinkIndex) {
-        table = other.table
-        sites = other.sites
-        assets = other.assets
-        server = other.server
-        proxyTrust = other.proxyTrust
-        renderer = other.renderer
-        self.links = links
-        publicDirectory = other.publicDirectory
-        createdAt = other.createdAt
     }
 
     /// The snapshot's view of a compiled site.

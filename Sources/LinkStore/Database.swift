@@ -77,6 +77,8 @@ struct SQLRow {
         case sqlite(OpaquePointer)
         /// A libpq result and the row number in it.
         case postgres(OpaquePointer, Int32)
+        /// Values held in memory (the link index's records).
+        case values([SQLValue])
     }
     let source: Source
 
@@ -84,6 +86,7 @@ struct SQLRow {
         switch source {
         case let .sqlite(stmt): SQLiteConnection.columnText(stmt, i)
         case let .postgres(result, row): PostgresConnection.columnText(result, row, i)
+        case let .values(v): if case let .text(t) = v[Int(i)] { t } else { nil }
         }
     }
 
@@ -91,6 +94,7 @@ struct SQLRow {
         switch source {
         case let .sqlite(stmt): SQLiteConnection.columnInteger(stmt, i)
         case let .postgres(result, row): PostgresConnection.columnInteger(result, row, i)
+        case let .values(v): if case let .integer(n) = v[Int(i)] { n } else { nil }
         }
     }
 

@@ -107,10 +107,17 @@ public final class LinkStore: Sendable {
         try self.init(connection: try location.connect(), upTo: version)
     }
 
-    init(connection db: any DatabaseConnection, upTo version: Int?) throws(LinkStoreError) {
+    /// Opens an existing, already migrated database to read it (the server's link refresher):
+    /// a missing SQLite file is `.notFound` instead of being created, and nothing is migrated.
+    /// `busyTimeoutMilliseconds`: how long SQLite waits for a lock before `.locked`.
+    public convenience init(reading location: StorageLocation, busyTimeoutMilliseconds: Int32 = 250) throws(LinkStoreError) {
+        try self.init(connection: try location.connect(busyTimeoutMilliseconds: busyTimeoutMilliseconds, create: false), upTo: nil, migrating: false)
+    }
+
+    init(connection db: any DatabaseConnection, upTo version: Int?, migrating: Bool = true) throws(LinkStoreError) {
         path = db.location
         dialect = db.dialect
-        try LinkStore.migrate(db, upTo: version ?? LinkStore.currentVersion)
+        if migrating { try LinkStore.migrate(db, upTo: version ?? LinkStore.currentVersion) }
         connection = Mutex(ConnectionBox(db: db))
     }
 

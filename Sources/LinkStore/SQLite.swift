@@ -32,15 +32,21 @@ final class SQLiteConnection: DatabaseConnection {
 
     /// Opens (creating when missing) `path`, sets the busy timeout and WAL mode, and checks that
     /// the file is a database at all.
-    init(path: String, busyTimeoutMilliseconds: Int32 = 2000) throws(LinkStoreError) {
+    /// `create: false` fails with `.notFound` instead of creating a missing file (`serve`).
+    init(path: String, busyTimeoutMilliseconds: Int32 = 2000, create: Bool = true) throws(LinkStoreError) {
         self.path = path
         var handle: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX, nil)
         db = handle
         guard rc == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(handle)
             db = nil
+            if !create && !FileManager.default.fileExists(atPath: path) {
+                throw LinkStoreError(
+                    .notFound,
+                    "the link database \(path) is gone (deleted or moved). Restore it from a backup, or run 'linkwell links add' to start a new one.")
+            }
             throw LinkStoreError(
                 .cannotOpen,
                 "cannot open the link database \(path): \(message). Check that its directory exists and is writable by this user, or set storage.sqlite in the config to another path.")

@@ -16,6 +16,12 @@ public enum ShortLinkValidator {
     /// site (``ShortCode/conflict(code:site:table:)``), its target an http(s) URL on one of the
     /// site's domains or a custom-scheme link of its apps, and its fallbacks http(s) URLs.
     public static func check(_ link: ShortLink, table: RouteTable) -> Result<ShortLinkTarget, ShortLinkRefusal> {
+        resolve(link, table: table).map(\.target)
+    }
+
+    /// ``check(_:table:)`` and the target's route match (nil for a web page), from one
+    /// resolution of the target (what the server does per short-link request).
+    public static func resolve(_ link: ShortLink, table: RouteTable) -> Result<(target: ShortLinkTarget, match: LinkMatch?), ShortLinkRefusal> {
         guard let site = table.site(named: link.site) else {
             return .failure(ShortLinkRefusal("there is no site '\(link.site)'; the config's sites are \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))", field: "site"))
         }
@@ -32,21 +38,21 @@ public enum ShortLinkValidator {
         }
         switch table.resolve(link.target) {
         case let .matched(m) where m.site == site.name:
-            return .success(.route(m.route))
+            return .success((.route(m.route), m))
         case let .matched(m):
             return .failure(ShortLinkRefusal("the target '\(link.target)' belongs to site '\(m.site)', not '\(site.name)'; add the link there (--site \(m.site))"))
         case let .noRoute(s) where s == site.name:
             return link.target.hasPrefix("https://") || link.target.hasPrefix("http://")
-                ? .success(.webPage)
+                ? .success((.webPage, nil))
                 : .failure(ShortLinkRefusal("the target '\(link.target)' uses an app scheme but no route of site '\(site.name)' accepts it"))
         case let .excluded(s, _, pattern) where s == site.name:
             return link.target.hasPrefix("https://") || link.target.hasPrefix("http://")
-                ? .success(.webPage)
+                ? .success((.webPage, nil))
                 : .failure(ShortLinkRefusal("the target '\(link.target)' is excluded by '\(pattern)'"))
         case .noRoute(let s), .excluded(let s, _, _):
             return .failure(ShortLinkRefusal("the target '\(link.target)' belongs to site '\(s)', not '\(site.name)'; add the link there (--site \(s))"))
         case let .unknownHost(host) where FDLLink.allows(host: host, site: site, table: table):
-            return allowedHostMatch(link.target, site: site, table: table).map { .success(.route($0.route)) } ?? .success(.webPage)
+            return allowedHostMatch(link.target, site: site, table: table).map { .success((.route($0.route), $0)) } ?? .success((.webPage, nil))
         case let .unknownHost(host):
             return .failure(ShortLinkRefusal(
                 "the target host '\(host)' is not a domain of site '\(site.name)' (\(site.config.domains.joined(separator: ", "))); short links lead only to the site's own domains, its shortLinks.allowedHosts and app schemes (no open redirects). If you own it, add it: sites[\(site.index)].shortLinks.allowedHosts: [\"\(host)\"]"))

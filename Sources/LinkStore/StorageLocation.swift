@@ -66,10 +66,10 @@ public enum StorageLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    func connect(busyTimeoutMilliseconds: Int32 = 2000) throws(LinkStoreError) -> any DatabaseConnection {
+    func connect(busyTimeoutMilliseconds: Int32 = 2000, create: Bool = true) throws(LinkStoreError) -> any DatabaseConnection {
         switch self {
         case let .sqlite(path):
-            return try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            return try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, create: create)
         case let .postgres(conninfo, password):
             if case let .failure(error) = PostgresConnection.parseOrExplain(conninfo) { throw error }
             return try PostgresConnection(conninfo: conninfo, password: password)

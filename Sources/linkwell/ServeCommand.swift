@@ -126,6 +126,7 @@ enum ServeCommand: LinkwellCommand {
             ("version", .string(LinkwellVersion.string)),
         ])
         for w in snapshot.assets.warnings { log.event("warning", [("message", .string(w))]) }
+        runtime.startLinkRefresher()
 
         if args.has("--watch") {
             let watched = configPath

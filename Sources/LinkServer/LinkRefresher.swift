@@ -1,0 +1,176 @@
+// Keeps the served link index (LinkIndexCell) up to date without a reload and without the
+// request path ever waiting on the database:
+// - a write in this process (the admin API, an import run inside serve) calls
+//   `ServerRuntime.linksChanged()`, which refreshes at once, before it returns;
+// - writes by other processes (the CLI) or other instances are seen by a thread that checks the
+//   store's change counter (`links_revision`, bumped by triggers on every write) every 500 ms on
+//   SQLite, and on PostgreSQL wakes on `NOTIFY linkwell_links` (a listening connection,
+//   reconnected when lost) with a check every second as the fallback.
+// When the counter moved, all links are read again into a new index (LinkStore.loadIndex) and
+// swapped in. A check that fails — a corrupted or locked SQLite file, PostgreSQL down — is logged
+// once per outage (`links_refresh_failed`, with the fix), the last good index keeps serving, and
+// the end of the outage is logged (`links_refresh_recovered`).
+
+import Foundation
+import LinkRouting
+import LinkStore
+import MicroHTTP
+
+public final class LinkRefresher: Sendable {
+    /// The index being served.
+    public let cell: LinkIndexCell
+    private let log: EventLog
+    private let configPath: String
+    /// How often the store's change counter is read: SQLite (no notifications) and PostgreSQL
+    /// (the fallback when a notification is lost).
+    public static let sqliteInterval: Duration = .milliseconds(500)
+    public static let postgresInterval: Duration = .seconds(1)
+
+    private struct State {
+        var settings: StorageSettings?
+        var location: StorageLocation?
+        /// PostgreSQL: the connection kept between checks (SQLite opens the file each check, so a
+        /// replaced or corrupted file is noticed).
+        var store: LinkStore?
+        /// SQLite: the file (device, inode) the index was read from.
+        var file: FileID?
+        /// Since when checks fail, and the message logged.
+        var outage: (since: ContinuousClock.Instant, message: String)?
+    }
+    private let state = Locked(State())
+
+    struct FileID: Equatable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    public init(cell: LinkIndexCell, log: EventLog, configPath: String) {
+        self.cell = cell
+        self.log = log
+        self.configPath = configPath
+    }
+
+    /// Starts the checking thread; `storage` gives the storage settings of the config serving now.
+    public func start(storage: @escaping @Sendable () -> StorageSettings?) {
+        Thread.detachNewThread { [self] in
+            var listener: LinkChangeListener?
+            var listenerFor: StorageLocation?
+            while true {
+                let settings = storage()
+                let location = try? StorageLocation.of(storage: settings, configPath: configPath)
+                guard case .postgres? = location else {
+                    listener = nil
+                    Thread.sleep(forTimeInterval: Self.interval(Self.sqliteInterval))
+                    check(storage: settings, reason: "changed")
+                    continue
+                }
+                if listenerFor != location { listener = nil }
+                if listener == nil, let location {
+                    // Failures show in the check below (same server); retried next round.
+                    listener = try? LinkChangeListener(location)
+                    listenerFor = location
+                }
+                var notified = false
+                if let l = listener {
+                    do throws(LinkStoreError) {
+                        notified = try l.wait(milliseconds: Int32(Self.interval(Self.postgresInterval) * 1000))
+                    } catch {
+                        listener = nil
+                    }
+                } else {
+                    Thread.sleep(forTimeInterval: Self.interval(Self.postgresInterval))
+                }
+                check(storage: settings, reason: notified ? "notified" : "changed")
+            }
+        }
+    }
+
+    static func interval(_ d: Duration) -> TimeInterval {
+        TimeInterval(d.components.seconds) + TimeInterval(d.components.attoseconds) / 1e18
+    }
+
+    /// Reads the change counter and, when it moved (or `force`, or the storage settings
+    /// changed), all links, and swaps the new index in. Serialised; returns when done.
+    public func check(storage settings: StorageSettings?, reason: String, force: Bool = false) {
+        state.withLock { s in
+            let location: StorageLocation
+            do throws(LinkStoreError) {
+                if s.location == nil || s.settings != settings {
+                    s.location = try StorageLocation.of(storage: settings, configPath: configPath)
+                    s.settings = settings
+                    s.store = nil
+                }
+                location = s.location!
+            } catch {
+                failed(&s, storage: configPath, error)
+                return
+            }
+            let served = cell.current
+            let moved = served.source != location
+            if case let .sqlite(path) = location, !FileManager.default.fileExists(atPath: path), served.revision == nil || moved {
+                // No database yet (`serve` does not create one): nothing to serve, nothing wrong.
+                if moved { cell.set(LinkIndexCell.State(index: .empty, source: location)) }
+                recovered(&s)
+                return
+            }
+            do throws(LinkStoreError) {
+                let store: LinkStore
+                var file: FileID?
+                if case let .sqlite(path) = location {
+                    store = try LinkStore(reading: location)
+                    file = Self.fileID(path)
+                } else if let kept = s.store {
+                    store = kept
+                } else {
+                    store = try LinkStore(reading: location)
+                    s.store = store
+                }
+                let revision = try store.revision()
+                // After an outage the file may be another one (a restored backup, a new file)
+                // with the same counter: read it again whatever the number says.
+                if !force, !moved, s.outage == nil, revision == served.revision, file == nil || s.file == nil || file == s.file {
+                    if s.file == nil { s.file = file }
+                    recovered(&s)
+                    return
+                }
+                let start = ContinuousClock.now
+                let (index, readAt) = try store.loadIndex(table: nil)
+                cell.set(LinkIndexCell.State(index: index, revision: readAt, source: location))
+                s.file = file
+                let seconds = LinkRefresher.interval(ContinuousClock.now - start)
+                recovered(&s)
+                log.event("links_refreshed", [
+                    ("reason", .string(moved ? "storage changed" : reason)), ("storage", .string(location.description)),
+                    ("links", .int(index.count)), ("revision", .int(Int(readAt))), ("seconds", .double((seconds * 1000).rounded() / 1000)),
+                ])
+            } catch {
+                if case .postgres = location, error.kind != .unavailable { s.store = nil }
+                failed(&s, storage: location.description, error)
+            }
+        }
+    }
+
+    private func failed(_ s: inout State, storage: String, _ error: LinkStoreError) {
+        guard s.outage == nil else { return }  // once per outage
+        s.outage = (ContinuousClock.now, error.description)
+        log.event("links_refresh_failed", [
+            ("storage", .string(storage)), ("error", .string(error.description)),
+            ("serving", .string("the last good index (\(cell.index.count) links); checking again every \(s.location?.dialect == .postgres ? "second" : "half second")")),
+        ])
+    }
+
+    private func recovered(_ s: inout State) {
+        guard let outage = s.outage else { return }
+        s.outage = nil
+        let seconds = LinkRefresher.interval(ContinuousClock.now - outage.since)
+        log.event("links_refresh_recovered", [
+            ("storage", .string(s.location?.description ?? configPath)), ("outage_seconds", .double((seconds * 10).rounded() / 10)),
+        ])
+    }
+
+    static func fileID(_ path: String) -> FileID? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return FileID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+}
