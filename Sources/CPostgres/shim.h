@@ -13,4 +13,8 @@ static inline int linkwell_pq_wait_readable(PGconn *conn, int timeout_ms) {
     if (rc < 0) return -1;
     return rc > 0 ? 1 : 0;
 }
+// libpq prints server notices (and "terminating connection" at a shutdown) on stderr by default;
+// linkwell reports what matters through its own errors and log.
+static void linkwell_pq_ignore_notice(void *arg, const char *message) { (void)arg; (void)message; }
+static inline void linkwell_pq_silence_notices(PGconn *conn) { PQsetNoticeProcessor(conn, linkwell_pq_ignore_notice, NULL); }
 #endif

@@ -155,7 +155,7 @@ public final class LinkRefresher: Sendable {
         s.outage = (ContinuousClock.now, error.description)
         log.event("links_refresh_failed", [
             ("storage", .string(storage)), ("error", .string(error.description)),
-            ("serving", .string("the last good index (\(cell.index.count) links); checking again every \(s.location?.dialect == .postgres ? "second" : "half second")")),
+            ("serving", .string("the last good index (\(cell.index.count == 1 ? "1 link" : "\(cell.index.count) links")); checking again every \(s.location?.dialect == .postgres ? "second" : "half second")")),
         ])
     }
 

@@ -36,6 +36,7 @@ final class PostgresConnection: DatabaseConnection {
             throw PostgresConnection.connectError(message, location: location, options: options)
         }
         // Notices (e.g. "relation already exists, skipping") are not for the terminal.
+        linkwell_pq_silence_notices(conn)
         try exec("SET client_min_messages = warning")
     }
 
@@ -240,7 +241,8 @@ final class PostgresConnection: DatabaseConnection {
             ?? String(cString: PQerrorMessage(conn))
         let text = PostgresConnection.oneLine(message)
         let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
-        if PQstatus(conn) != CONNECTION_OK {
+        // 57P01–57P03: the server is shutting down, crashed or starting; 08…: connection errors.
+        if PQstatus(conn) != CONNECTION_OK || state.hasPrefix("57P") || state.hasPrefix("08") {
             return LinkStoreError(
                 .unavailable,
                 "lost the connection to PostgreSQL at \(location) (\(text)). Check that the server is running ('pg_isready'); linkwell reconnects on the next statement.")

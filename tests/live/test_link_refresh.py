@@ -81,7 +81,7 @@ def test_a_corrupted_file_is_reported_once_and_the_last_good_index_keeps_serving
     failed = server.wait_for(lambda e: e.get("event") == "links_refresh_failed", timeout=10)
     assert f"the link database {db} is not a valid SQLite database" in failed["error"]
     assert f"mv {db} {db}.broken" in failed["error"]
-    assert failed["serving"].startswith("the last good index (1 links)")
+    assert failed["serving"].startswith("the last good index (1 link)")
     assert status(server, "/good1") == 200
     # Later checks (every reload checks too) do not log it again; the config still reloads.
     reload_and_wait(server)

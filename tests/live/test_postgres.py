@@ -129,7 +129,7 @@ def test_postgres_down_while_serving_keeps_the_last_good_index(config, pg, serve
     try:
         failed = server.wait_for(lambda e: e.get("event") == "links_refresh_failed", timeout=20)
         assert "PostgreSQL at postgresql://linkwell@127.0.0.1" in failed["error"] or "lost the connection" in failed["error"]
-        assert failed["serving"].startswith("the last good index (1 links)")
+        assert failed["serving"].startswith("the last good index (1 link)")
         assert status(server, "/stay1") == 200
     finally:
         pg.start()
