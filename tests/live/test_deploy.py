@@ -826,7 +826,7 @@ def test_dockerfile_lints():
 
 # MARK: - The container image's runtime stage, under podman
 
-RUNTIME_PACKAGES = "libmicrohttpd12,libqrencode4,libsqlite3-0,librsvg2-2,fonts-dejavu-core,fonts-noto-core,fonts-noto-cjk,ca-certificates"
+RUNTIME_PACKAGES = "libmicrohttpd12,libqrencode4,libsqlite3-0,libpq5,librsvg2-2,fonts-dejavu-core,fonts-noto-core,fonts-noto-cjk,ca-certificates"
 
 
 def debian_mirror():
