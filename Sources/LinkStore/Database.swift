@@ -98,6 +98,15 @@ struct SQLRow {
         }
     }
 
+    /// True when the column is NULL (cheaper than reading it).
+    func isNull(_ i: Int32) -> Bool {
+        switch source {
+        case let .sqlite(stmt): SQLiteConnection.columnIsNull(stmt, i)
+        case let .postgres(result, row): PostgresConnection.columnIsNull(result, row, i)
+        case let .values(v): v[Int(i)] == .null
+        }
+    }
+
     func bool(_ i: Int32) -> Bool { (integer(i) ?? 0) != 0 }
     func date(_ i: Int32) -> Date? { integer(i).map { Date(timeIntervalSince1970: TimeInterval($0)) } }
 }

@@ -92,6 +92,8 @@ public struct FDLParameters: Sendable, Equatable, Codable {
 
     /// Reads the v5 columns starting at `first`; nil when none is set.
     static func read(_ r: SQLRow, from first: Int32) -> FDLParameters? {
+        // Most links have none (not imported): skip building and comparing an empty value.
+        if !r.bool(first + 18), (0..<Int32(18)).allSatisfy({ r.isNull(first + $0) }) { return nil }
         let t = { (i: Int32) in r.text(first + i) }
         let p = FDLParameters(
             apn: t(0), amv: t(1), ibi: t(2), ius: t(3), ipbi: t(4), isi: t(5), imv: t(6), ipadFallback: t(7), utmSource: t(8),

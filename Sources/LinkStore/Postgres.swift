@@ -190,6 +190,10 @@ final class PostgresConnection: DatabaseConnection {
         return String(cString: p)
     }
 
+    static func columnIsNull(_ result: OpaquePointer, _ row: Int32, _ i: Int32) -> Bool {
+        PQgetisnull(result, row, i) != 0
+    }
+
     static func columnInteger(_ result: OpaquePointer, _ row: Int32, _ i: Int32) -> Int64? {
         guard PQgetisnull(result, row, i) == 0, let p = PQgetvalue(result, row, i) else { return nil }
         switch p.pointee {

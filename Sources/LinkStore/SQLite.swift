@@ -125,6 +125,10 @@ extension SQLiteConnection {
         return String(cString: p)
     }
 
+    static func columnIsNull(_ stmt: OpaquePointer, _ i: Int32) -> Bool {
+        sqlite3_column_type(stmt, i) == SQLITE_NULL
+    }
+
     static func columnInteger(_ stmt: OpaquePointer, _ i: Int32) -> Int64? {
         sqlite3_column_type(stmt, i) == SQLITE_NULL ? nil : sqlite3_column_int64(stmt, i)
     }
