@@ -1,7 +1,8 @@
 """Linkwell on a real PostgreSQL server (Debian's, started by the tests in a temporary directory
 on a free loopback port, as an unprivileged user; see pgserver.py): every `linkwell links`
 command, two `serve` instances on one database — a link written through one process is served
-by both within 2 s (NOTIFY, polled; no fixed sleep), disabled and gone again — a server that goes
+by both within 2 s (NOTIFY, polled; no fixed sleep), disabled and gone again, also through one
+instance's admin API — a server that goes
 down and comes back while serving, and the errors for a server that is down, a wrong password
 and a missing database."""
 import itertools
@@ -184,3 +185,22 @@ def test_the_password_may_come_from_the_environment(tmp_path, pg, database):
     r = subprocess.run([str(BINARY), "links", "list", "--config", str(cfg)], cwd=ROOT, capture_output=True, text=True, timeout=60,
                        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert r.returncode == 1 and "refused the login" in r.stderr and "no password supplied" in r.stderr
+
+
+def test_a_link_created_through_one_instances_api_is_served_by_the_other_within_2_s(config, servers):
+    from test_api import api
+    token = subprocess.run([str(BINARY), "tokens", "create", "--name", "pg-test", "--config", str(config)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert token.returncode == 0, token.stderr
+    token = token.stdout.strip()
+    a = serve(config, servers)
+    b = serve(config, servers)
+    status_code, _, body = api(a, "POST", "/api/v1/links", token=token,
+                               body={"code": "viaapi", "target": "https://fitconnect.app/signup?referralCode=API"})
+    assert status_code == 201, body
+    assert status(a, "/viaapi") == 200  # the writing instance: at once (linksChanged)
+    within(2, lambda: status(b, "/viaapi") == 200)
+    status_code, _, _ = api(a, "DELETE", "/api/v1/links/fitconnect/viaapi", token=token)
+    assert status_code in (200, 204)
+    assert status(a, "/viaapi") == 404
+    within(2, lambda: status(b, "/viaapi") == 404)
