@@ -248,7 +248,7 @@ public enum ConfigLoader {
                 .shortLinks: keys(of: ShortLinksConfig.CodingKeys.self),
             ])
         static let root = keys(
-            of: LinkwellConfig.CodingKeys.self, nested: [.server: keys(of: ServerSettings.CodingKeys.self), .storage: keys(of: StorageSettings.CodingKeys.self), .sites: .list(site)])
+            of: LinkwellConfig.CodingKeys.self, nested: [.server: keys(of: ServerSettings.CodingKeys.self), .storage: keys(of: StorageSettings.CodingKeys.self, nested: [.clicks: keys(of: ClickSettings.CodingKeys.self)]), .sites: .list(site)])
     }
 
     /// The document's key structure, decoded with the same JSON5 reader.

@@ -68,6 +68,7 @@ extension LinkwellConfig {
         }
         if let server { validateServer(server, into: &out) }
         if let storage { validateStorage(storage, into: &out) }
+        if let clicks = storage?.clicks { validateClicks(clicks, into: &out) }
         if defaults.count > 1 {
             out.append(
                 Diagnostic(

@@ -506,17 +506,20 @@ public struct StorageSettings: Codable, Sendable, Equatable {
     /// A file whose first line is the PostgreSQL password (relative to the config file's
     /// directory). Else `LINKWELL_POSTGRES_PASSWORD`, libpq's `PGPASSWORD` or `~/.pgpass`.
     public var passwordFile: String?
+    /// Click counting (`storage.clicks`); nil: the defaults.
+    public var clicks: ClickSettings?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case sqlite, postgres, passwordFile
+        case sqlite, postgres, passwordFile, clicks
     }
 
     /// Settings with the SQLite file at `sqlite` (nil: the default `linkwell.db`), or a
     /// PostgreSQL database.
-    public init(sqlite: String? = nil, postgres: String? = nil, passwordFile: String? = nil) {
+    public init(sqlite: String? = nil, postgres: String? = nil, passwordFile: String? = nil, clicks: ClickSettings? = nil) {
         self.sqlite = sqlite
         self.postgres = postgres
         self.passwordFile = passwordFile
+        self.clicks = clicks
     }
 }
 

@@ -1,5 +1,6 @@
 import LandingPages
 import LinkRouting
+import LinkStore
 import MicroHTTP
 
 /// What a response was, for logs and metrics.
@@ -23,6 +24,8 @@ public struct ResponderResult: Sendable {
     var secured = false
     /// `http`, or what a trusted proxy reports (`X-Forwarded-Proto`, `Forwarded: proto=`).
     public var scheme: String = "http"
+    /// A link request (route page, short link, not-found) to count; nil for everything else.
+    public var click: ClickEvent? = nil
 }
 
 /// Request → response: a pure function of the snapshot and the request facts.
@@ -125,15 +128,22 @@ public enum Responder {
                 ? FallbackDecision.decide(browser: browser, site: compiled, match: match, links: links)
                 : FallbackDecision.decide(browser: browser, site: compiled, match: match, links: links, overrides: overrides,
                                           iPad: facts.userAgent?.contains("iPad") ?? false)
+            var answered: ResponderResult
             if case let .redirect(_, location, _) = decision {
-                return result(redirect(location, varies: true), .redirect, site: site.name, route: match.route)
+                answered = result(redirect(location, varies: true), .redirect, site: site.name, route: match.route)
+            } else {
+                let page = overrides.map { snapshot.renderer.page(for: match, site: compiled, request: facts, overrides: $0) }
+                    ?? snapshot.renderer.page(for: match, site: compiled, request: facts)
+                answered = result(page, .page, site: site.name, route: match.route)
             }
-            let page = overrides.map { snapshot.renderer.page(for: match, site: compiled, request: facts, overrides: $0) }
-                ?? snapshot.renderer.page(for: match, site: compiled, request: facts)
-            return result(page, .page, site: site.name, route: match.route)
+            answered.click = ClickEvent(decision: decision, forcedRedirect: overrides?.forcedRedirect ?? false, browser: browser,
+                                        userAgent: facts.userAgent, site: site.name, route: match.route)
+            return answered
         }
         func redirectTo(_ location: String, _ route: String?) -> ResponderResult {
-            result(redirect(location, varies: true), .redirect, site: site.name, route: route)
+            var answered = result(redirect(location, varies: true), .redirect, site: site.name, route: route)
+            answered.click = ClickEvent(userAgent: facts.userAgent, site: site.name, route: route ?? "", outcome: .redirect)
+            return answered
         }
         let prefix = compiled.config.shortLinks?.effectivePrefix ?? "/"
         // An FDL long link (`/?link=…`, or at the prefix): like a short link made of its parameters.
@@ -146,13 +156,18 @@ public enum Responder {
         if case let .matched(match) = resolution { return answer(match) }
         // A short link `{prefix}{code}`: answered as its target would be, with its overrides (from the snapshot's index).
         if let code = shortLinkCode(path, prefix: prefix), let short = snapshot.links.lookup(site: compiled.name, code: code),
-           let answered = shortLink(short, facts: facts, answer: answer, redirect: redirectTo) {
+           var answered = shortLink(short, facts: facts, answer: answer, redirect: redirectTo) {
+            answered.click?.code = short.link.code
             return answered
         }
+        var missed: ResponderResult
         if let target = compiled.config.notFound?.redirect, !target.contains("\r"), !target.contains("\n") {
-            return result(redirect(target), .redirect, site: site.name)
+            missed = result(redirect(target), .redirect, site: site.name)
+        } else {
+            missed = result(snapshot.renderer.notFound(site: compiled, request: facts), .notFound, site: site.name)
         }
-        return result(snapshot.renderer.notFound(site: compiled, request: facts), .notFound, site: site.name)
+        missed.click = ClickEvent(userAgent: facts.userAgent, site: site.name, outcome: .notFound)
+        return missed
     }
 
     /// `/`-started, no control characters, spaces or bytes a request line cannot carry.

@@ -24,11 +24,15 @@ public final class ServerRuntime: Sendable {
     /// Where request lines go when set (buffered, see `AccessLog`); else they are written at once
     /// through `log`.
     public let accessLogWriter: AccessLog?
+    /// Click counting (`storage.clicks`); nil: none (tests, benchmarks).
+    public let clicks: ClickRecorder?
 
     /// Keeps the served short links up to date (`linksChanged()`, `startLinkRefresher()`).
     public let linkRefresher: LinkRefresher
 
-    public init(configPath: String, initial: Snapshot, version: String, log: EventLog, accessLog: Bool = true, accessLogWriter: AccessLog? = nil) {
+    public init(configPath: String, initial: Snapshot, version: String, log: EventLog, accessLog: Bool = true, accessLogWriter: AccessLog? = nil,
+                clicks: ClickRecorder? = nil) {
+        self.clicks = clicks
         self.linkRefresher = LinkRefresher(cell: initial.liveLinks, log: log, configPath: configPath)
         self.accessLog = accessLog
         self.accessLogWriter = accessLogWriter
@@ -136,6 +140,7 @@ public final class ServerRuntime: Sendable {
             current.withLock { $0 = snapshot }
             // The links stay (bound to the new routes); a changed `storage` block is read now.
             linkRefresher.check(storage: snapshot.table.config.storage, reason: "reload")
+            clicks?.configure(ClickRecorder.Settings(snapshot: snapshot, configPath: configPath))
             // The old snapshot (and its caches) is freed once the last request using it is done;
             // hand the freed heap back to the system instead of keeping the high-water mark.
             _ = malloc_trim(0)
@@ -169,6 +174,9 @@ public final class ServerRuntime: Sendable {
             let facts = RequestFacts(request)
             let snapshot = runtime.snapshot
             let result = Responder.respond(snapshot, facts)
+            if let click = result.click, let clicks = runtime.clicks, clicks.enabled, facts.method == "GET" {
+                clicks.record(click, referer: request.header("Referer"))
+            }
             let elapsed = ContinuousClock.now - start
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             // Logged and counted by `requestCompleted`, once the response is really sent.
@@ -282,7 +290,7 @@ public final class ServerRuntime: Sendable {
                 return Responder.plain(200, "ready\n")
             case "/metrics":
                 return .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")],
-                                body: Array(runtime.metrics.render().utf8))
+                                body: Array((runtime.metrics.render() + (runtime.clicks?.metricsText() ?? "")).utf8))
             default:
                 return Responder.plain(404, "Not found: try /healthz, /readyz, /metrics or /api/v1/openapi.json\n")
             }

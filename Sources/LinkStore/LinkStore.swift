@@ -60,6 +60,7 @@ public final class LinkStore: Sendable {
             """
         ),
         FDLParameters.migration,
+        (4, "click counts", LinkStore.clickSchema),
         (
             // A counter every change of `links` bumps (triggers, so every writer counts): the
             // server polls it to pick up links written by other processes (PostgreSQL: see

@@ -95,8 +95,10 @@ enum ServeCommand: LinkwellCommand {
             Output.err("Error: \(error)")
             return 1
         }
+        let clicks = ClickRecorder(settings: ClickRecorder.Settings(snapshot: snapshot, configPath: configPath), log: log)
         let runtime = ServerRuntime(configPath: configPath, initial: snapshot, version: LinkwellVersion.string, log: log,
-                                    accessLog: server.accessLog, accessLogWriter: requestLog)
+                                    accessLog: server.accessLog, accessLogWriter: requestLog, clicks: clicks)
+        clicks.start()
         if let requestLog { runtime.metrics.attach(accessLogDropped: { requestLog.dropped }) }
         let logger: @Sendable (String) -> Void = { message in log.event("httpd", [("message", .string(message))]) }
 
@@ -156,6 +158,7 @@ enum ServeCommand: LinkwellCommand {
             }
             if received == SIGHUP {
                 requestLog?.flush()
+                clicks.flush()  // to the database of the config counted under
                 runtime.reload(reason: "SIGHUP")
                 continue
             }
@@ -180,6 +183,7 @@ enum ServeCommand: LinkwellCommand {
                     fields.append(("cut_connections", .int(result.cutConnections)))
                 }
                 requestLog?.flush()
+                finalFlush(clicks, log: log)
                 log.event("stopped", fields)
                 exit(0)
             }
@@ -187,6 +191,7 @@ enum ServeCommand: LinkwellCommand {
                 var again: Int32 = 0
                 guard sigwait(&signals, &again) == 0, again != SIGHUP, again != SIGUSR1 else { continue }  // no reload while stopping
                 requestLog?.flush()
+                finalFlush(clicks, log: log)
                 log.event("stopped", [
                     ("drained", .bool(false)), ("forced", .bool(true)), ("signal", .string(again == SIGTERM ? "SIGTERM" : "SIGINT")),
                     ("cut_requests", .int(stopping.inFlightRequests())), ("cut_connections", .int(stopping.activeConnections())),
@@ -194,6 +199,16 @@ enum ServeCommand: LinkwellCommand {
                 exit(1)
             }
         }
+    }
+}
+
+/// The last click flush before exit: retried for a few seconds; what cannot be written is logged.
+func finalFlush(_ clicks: ClickRecorder, log: EventLog) {
+    if case let .failed(pending) = clicks.flush(attempts: 5) {
+        log.event("clicks_lost", [
+            ("clicks", .int(pending)), ("database", .string(clicks.currentSettings.databasePath)),
+            ("message", .string("the link database could not be written before exit (see clicks_flush_failed); these counts are lost")),
+        ])
     }
 }
 

@@ -17,6 +17,7 @@ let commands: [String: any LinkwellCommand.Type] = [
     "completions": CompletionsCommand.self,
     "links": LinksCommand.self,
     "tokens": TokensCommand.self,
+    "stats": StatsCommand.self,
 ]
 
 let topHelp = """
@@ -39,6 +40,7 @@ let topHelp = """
       routes                    List the routes of every site.
       links                     Add, list, show, disable and delete short links (SQLite).
       tokens                    Create, list and revoke bearer tokens of the admin REST API.
+      stats                     Click counts per short link, route and day (platform, outcome, referrer).
       verify                    Run the Apple or Android matcher on any association file (swcutil stand-in).
       doctor                    Check a live deployment over HTTPS the way Apple and Google fetch it.
       codegen                   Generate the apps' link router (Swift, Kotlin), intent filters and plists.

@@ -202,6 +202,7 @@ struct ConfigSchemaTests {
         ModelType(LandingConfig(), LandingConfig.CodingKeys.self),
         ModelType(ServerSettings(), ServerSettings.CodingKeys.self),
         ModelType(StorageSettings(), StorageSettings.CodingKeys.self),
+        ModelType(ClickSettings(), ClickSettings.CodingKeys.self),
     ]
 
     /// Each config type's stored properties against its `CodingKeys`: a property without a key

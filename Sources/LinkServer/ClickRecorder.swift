@@ -1,0 +1,303 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import LinkRouting
+import LinkStore
+import MicroHTTP
+import Synchronization
+
+/// Click counting of the running server: the request path counts into a `ClickCounter` (memory
+/// only); a background thread flushes the counts to the link database every
+/// `storage.clicks.flushSeconds` in one transaction of upserts, and runs the hourly maintenance
+/// (referrer trim, months, retention). `flush()` is also called at SIGHUP and SIGTERM, so a clean
+/// stop loses nothing; a crash loses at most one interval.
+///
+/// A failed flush (a locked or unwritable database) keeps the counts in memory — merged with the
+/// next interval's, still bounded by `maxKeys` — and is retried at the next interval; the failure
+/// is logged once (`clicks_flush_failed`) and the recovery once (`clicks_flush_recovered`).
+public final class ClickRecorder: Sendable {
+    /// What the recorder needs from the config (re-read at every reload).
+    public struct Settings: Sendable, Equatable {
+        public var databasePath: String
+        public var enabled: Bool
+        public var flushSeconds: Double
+        public var retentionDays: Int
+        public var referrersPerDay: Int
+        public var maxKeys: Int
+        public var metricsTopLinks: Int
+        /// How long a flush waits for a database another process holds.
+        public var busyTimeoutMilliseconds: Int32 = 2000
+
+        public init(databasePath: String, clicks: ClickSettings?) {
+            let r = (clicks ?? ClickSettings()).resolved
+            self.databasePath = databasePath
+            enabled = r.enabled
+            flushSeconds = r.flushSeconds
+            retentionDays = r.retentionDays
+            referrersPerDay = r.referrersPerDay
+            maxKeys = r.maxKeys
+            metricsTopLinks = r.metricsTopLinks
+        }
+
+        /// A snapshot's settings: `storage.clicks` and the database beside the config.
+        public init(snapshot: Snapshot, configPath: String) {
+            let storage = snapshot.table.config.storage
+            self.init(databasePath: LinkStore.databasePath(storage: storage, configPath: configPath), clicks: storage?.clicks)
+        }
+
+        /// Hosts held per key between two flushes: twice what a day keeps, so the daily trim
+        /// has candidates to rank.
+        var referrerSlots: Int { max(2 * referrersPerDay, 4) }
+    }
+
+    /// The result of one flush.
+    public enum FlushResult: Sendable, Equatable {
+        case nothing
+        case written(clicks: Int, rows: Int)
+        case failed(pendingClicks: Int)
+    }
+
+    public let counter: ClickCounter
+    private let enabledFlag: Atomic<Bool>
+    private let settings: Locked<Settings>
+    private let log: EventLog?
+    private let clock: @Sendable () -> Int
+    private let state = Locked(FlushState())
+    private let totals = Locked(MetricTotals())
+    private let started = Atomic<Bool>(false)
+    private let pendingCount = Atomic<Int>(0)
+
+    struct FlushState {
+        var pending: [ClickCounter.Key: ClickCounter.Entry] = [:]
+        var store: LinkStore?
+        var failing = false
+        var failedAttempts = 0
+        var lastMaintenance: Int?
+    }
+
+    struct RouteKey: Hashable {
+        var site: String
+        var route: String
+        var platform: ClickPlatform
+        var outcome: ClickOutcome
+    }
+
+    struct LinkKey: Hashable {
+        var site: String
+        var code: String
+    }
+
+    struct MetricTotals {
+        var routes: [RouteKey: Int] = [:]
+        var links: [LinkKey: Int] = [:]
+        var flushes = 0
+        var failedFlushes = 0
+        var pendingOverflow = 0
+
+        mutating func add(_ key: ClickCounter.Key, _ entry: ClickCounter.Entry, maxLinks: Int) {
+            for (slot, count) in entry.counts {
+                let d = ClickEvent.dimensions(slot)
+                routes[RouteKey(site: key.site, route: key.route, platform: d.platform, outcome: d.outcome), default: 0] += count
+            }
+            guard !key.code.isEmpty else { return }
+            var link = LinkKey(site: key.site, code: key.code)
+            if links[link] == nil, links.count >= maxLinks { link.code = ClickCounter.overflowCode }
+            links[link, default: 0] += entry.total
+        }
+    }
+
+    /// `clock`: Unix seconds (tests set the day).
+    public init(settings: Settings, log: EventLog?, clock: @escaping @Sendable () -> Int = { Int(time(nil)) }) {
+        counter = ClickCounter(maxKeys: settings.maxKeys, referrerSlots: settings.referrerSlots)
+        enabledFlag = Atomic(settings.enabled)
+        self.settings = Locked(settings)
+        self.log = log
+        self.clock = clock
+    }
+
+    /// Whether clicks are counted (`storage.clicks.enabled`).
+    public var enabled: Bool { enabledFlag.load(ordering: .relaxed) }
+
+    public var currentSettings: Settings { settings.withLock { $0 } }
+
+    /// New settings (a reload): the next flush writes to `databasePath`.
+    public func configure(_ new: Settings) {
+        settings.withLock { $0 = new }
+        enabledFlag.store(new.enabled, ordering: .relaxed)
+        counter.configure(maxKeys: new.maxKeys, referrerSlots: new.referrerSlots)
+    }
+
+    /// The request path: one click, with the request's `Referer` header (reduced to its host).
+    @inline(__always)
+    public func record(_ click: ClickEvent, referer: String?) {
+        counter.record(click, referrer: ReferrerHost.of(referer), unixSeconds: clock())
+    }
+
+    /// Starts the flusher thread (once).
+    public func start() {
+        guard !started.exchange(true, ordering: .relaxed) else { return }
+        Thread.detachNewThread { [self] in
+            while true {
+                let seconds = currentSettings.flushSeconds
+                usleep(UInt32(max(0.1, min(seconds, 3600)) * 1_000_000))
+                flush()
+            }
+        }
+    }
+
+    /// Writes every count held (this interval's and any a failed flush kept) in one transaction,
+    /// then runs the maintenance when an hour has passed since the last. `attempts`: how often to
+    /// try before keeping the counts for the next flush (the last flush at SIGTERM tries more).
+    @discardableResult
+    public func flush(attempts: Int = 1) -> FlushResult {
+        state.withLock { st in
+            let s = currentSettings
+            let drained = totals.withLock { t in
+                let d = counter.drain()
+                for (k, e) in d { t.add(k, e, maxLinks: s.maxKeys) }
+                return d
+            }
+            mergePending(&st, drained, settings: s)
+            let now = clock()
+            guard !st.pending.isEmpty else {
+                maintain(&st, settings: s, now: now)
+                return .nothing
+            }
+            let (rows, referrers, clicks) = Self.rows(st.pending)
+            var lastError: LinkStoreError?
+            for attempt in 1...max(1, attempts) {
+                do throws(LinkStoreError) {
+                    if st.store?.path != s.databasePath { st.store = try LinkStore(path: s.databasePath, busyTimeoutMilliseconds: s.busyTimeoutMilliseconds) }
+                    try st.store!.addClicks(rows, referrers: referrers)
+                    lastError = nil
+                    break
+                } catch {
+                    lastError = error
+                    st.store = nil  // reopened next time (the file may have been replaced)
+                    if attempt < attempts { usleep(200_000) }
+                }
+            }
+            if let lastError {
+                st.failedAttempts += 1
+                totals.withLock { $0.failedFlushes += 1 }
+                pendingCount.store(clicks, ordering: .relaxed)
+                if !st.failing {
+                    st.failing = true
+                    log?.event("clicks_flush_failed", [
+                        ("database", .string(s.databasePath)), ("pending_clicks", .int(clicks)), ("message", .string(lastError.description)),
+                        ("retry", .string("the counts stay in memory (at most storage.clicks.maxKeys keys) and are written at the next flush, every \(s.flushSeconds) s")),
+                    ])
+                }
+                return .failed(pendingClicks: clicks)
+            }
+            if st.failing {
+                log?.event("clicks_flush_recovered", [
+                    ("database", .string(s.databasePath)), ("clicks", .int(clicks)), ("failed_attempts", .int(st.failedAttempts)),
+                ])
+            }
+            st.failing = false
+            st.failedAttempts = 0
+            st.pending = [:]
+            pendingCount.store(0, ordering: .relaxed)
+            totals.withLock { $0.flushes += 1 }
+            maintain(&st, settings: s, now: now)
+            return .written(clicks: clicks, rows: rows.count + referrers.count)
+        }
+    }
+
+    /// The clicks a failed flush keeps (0 when the last flush worked).
+    public var pendingClicks: Int { pendingCount.load(ordering: .relaxed) }
+
+    private func mergePending(_ st: inout FlushState, _ drained: [ClickCounter.Key: ClickCounter.Entry], settings s: Settings) {
+        if st.pending.isEmpty {
+            st.pending = drained
+            return
+        }
+        for (k, e) in drained {
+            var key = k
+            if st.pending[key] == nil, !key.code.isEmpty, st.pending.count >= s.maxKeys {
+                key.code = ClickCounter.overflowCode
+                totals.withLock { $0.pendingOverflow += e.total }
+            }
+            if let i = st.pending.index(forKey: key) { st.pending.values[i].merge(e, referrerSlots: s.referrerSlots) } else { st.pending[key] = e }
+        }
+    }
+
+    private func maintain(_ st: inout FlushState, settings s: Settings, now: Int) {
+        if let last = st.lastMaintenance, now - last < 3600, now >= last { return }
+        guard FileManager.default.fileExists(atPath: s.databasePath) else { return }
+        do throws(LinkStoreError) {
+            if st.store?.path != s.databasePath { st.store = try LinkStore(path: s.databasePath, busyTimeoutMilliseconds: s.busyTimeoutMilliseconds) }
+            try st.store!.maintainClicks(today: ClickDay.of(unixSeconds: now), retentionDays: s.retentionDays, referrersPerDay: s.referrersPerDay)
+            st.lastMaintenance = now
+        } catch {
+            st.store = nil
+            log?.event("clicks_maintenance_failed", [("database", .string(s.databasePath)), ("message", .string(error.description))])
+            st.lastMaintenance = now  // once an hour at most
+        }
+    }
+
+    /// The database rows of a set of keys.
+    static func rows(_ entries: [ClickCounter.Key: ClickCounter.Entry]) -> ([ClickCountRow], [ReferrerCountRow], Int) {
+        var rows: [ClickCountRow] = []
+        var referrers: [ReferrerCountRow] = []
+        var clicks = 0
+        rows.reserveCapacity(entries.count * 2)
+        referrers.reserveCapacity(entries.count)
+        for (k, e) in entries {
+            for (slot, count) in e.counts {
+                let d = ClickEvent.dimensions(slot)
+                let click = ClickEvent(site: k.site, code: k.code, route: k.route, platform: d.platform, outcome: d.outcome,
+                                       inAppBrowser: d.inApp, crawler: d.crawler)
+                rows.append(ClickCountRow(day: k.day, click: click, count: count))
+                clicks += count
+            }
+            for r in e.referrers {
+                referrers.append(ReferrerCountRow(day: k.day, site: k.site, code: k.code, route: k.route, referrer: r.host, count: r.count))
+            }
+        }
+        return (rows, referrers, clicks)
+    }
+
+    // MARK: /metrics
+
+    /// The click series for `/metrics`: everything counted since the server started (flushed or not).
+    public func metricsText() -> String {
+        let s = currentSettings
+        let (t, pending) = totals.withLock { t -> (MetricTotals, Int) in
+            var copy = t
+            var held = 0
+            counter.forEach { k, e in
+                copy.add(k, e, maxLinks: s.maxKeys)
+                held += e.total
+            }
+            return (copy, held)
+        }
+        let unwritten = pending + pendingClicks
+        var out = ""
+        out += "# HELP linkwell_clicks_total Clicks (route pages, short links, not-found; GET only) by site, route, platform and outcome since the server started.\n"
+        out += "# TYPE linkwell_clicks_total counter\n"
+        let routes = t.routes.sorted { ($0.key.site, $0.key.route, $0.key.platform.rawValue, $0.key.outcome.rawValue) < ($1.key.site, $1.key.route, $1.key.platform.rawValue, $1.key.outcome.rawValue) }
+        for (k, n) in routes {
+            out += "linkwell_clicks_total{site=\"\(Metrics.label(k.site))\",route=\"\(Metrics.label(k.route))\",platform=\"\(k.platform.name)\",outcome=\"\(k.outcome.name)\"} \(n)\n"
+        }
+        out += "# HELP linkwell_link_clicks_total Clicks of the storage.clicks.metricsTopLinks most clicked short links since the server started (the set can change; 'linkwell stats' has every link).\n"
+        out += "# TYPE linkwell_link_clicks_total counter\n"
+        let top = t.links.sorted { ($0.value, $1.key.site, $1.key.code) > ($1.value, $0.key.site, $0.key.code) }.prefix(s.metricsTopLinks)
+        for (k, n) in top.sorted(by: { ($0.key.site, $0.key.code) < ($1.key.site, $1.key.code) }) {
+            out += "linkwell_link_clicks_total{site=\"\(Metrics.label(k.site))\",link=\"\(Metrics.label(k.code))\"} \(n)\n"
+        }
+        out += "# HELP linkwell_clicks_overflow_total Clicks counted under their route's link (other) because storage.clicks.maxKeys keys were held in memory.\n"
+        out += "# TYPE linkwell_clicks_overflow_total counter\n"
+        out += "linkwell_clicks_overflow_total \(counter.overflowed + t.pendingOverflow)\n"
+        out += "# HELP linkwell_clicks_flushes_total Flushes of the click counts to the database, by result (a failed one keeps the counts for the next).\n"
+        out += "# TYPE linkwell_clicks_flushes_total counter\n"
+        out += "linkwell_clicks_flushes_total{result=\"success\"} \(t.flushes)\n"
+        out += "linkwell_clicks_flushes_total{result=\"failure\"} \(t.failedFlushes)\n"
+        out += "# HELP linkwell_clicks_unwritten Clicks counted but not yet in the database (written at the next flush).\n"
+        out += "# TYPE linkwell_clicks_unwritten gauge\n"
+        out += "linkwell_clicks_unwritten \(unwritten)\n"
+        return out
+    }
+}

@@ -1,0 +1,42 @@
+import LandingPages
+import LinkStore
+
+// What the responder tells the click counter about a link request: the dimensions of the click,
+// decided where the response is (`Responder.route`). Pure; the counting itself happens in the
+// public handler (`ClickRecorder.record`), never in the responder.
+extension ClickEvent {
+    /// A route's answer (a route page, or a short or long link to a route): the landing page, or
+    /// the fallback decision's redirect — a link's forced redirect (FDL `efr`) counts as `redirect`,
+    /// a link's own fallback as `web`.
+    init(decision: FallbackDecision, forcedRedirect: Bool = false, browser: BrowserFacts, userAgent: String?, site: String, route: String) {
+        let outcome: ClickOutcome
+        switch decision {
+        case .landing: outcome = .appPage
+        case .redirect where forcedRedirect: outcome = .redirect
+        case .redirect(.web, _, _): outcome = .web
+        case .redirect: outcome = .store
+        }
+        self.init(browser: browser, userAgent: userAgent, site: site, route: route, outcome: outcome)
+    }
+
+    /// A short link's own redirect, or a not-found (`outcome` .redirect / .notFound).
+    init(userAgent: String?, site: String, code: String = "", route: String = "", outcome: ClickOutcome) {
+        self.init(browser: BrowserFacts(userAgent: userAgent), userAgent: userAgent, site: site, route: route, outcome: outcome)
+        self.code = code
+    }
+
+    init(browser: BrowserFacts, userAgent: String?, site: String, route: String, outcome: ClickOutcome) {
+        let platform: ClickPlatform
+        if userAgent?.isEmpty ?? true {
+            platform = .other
+        } else {
+            switch browser.platform {
+            case .ios: platform = .ios
+            case .android: platform = .android
+            case .desktop: platform = .desktop
+            }
+        }
+        self.init(site: site, route: route, platform: platform, outcome: outcome,
+                  inAppBrowser: browser.inAppBrowser != nil, crawler: browser.crawler != nil)
+    }
+}

@@ -1,0 +1,183 @@
+// What a click is, as counted: the dimensions of one request for a link (no IP address, no
+// User-Agent, no cookie, no URL beyond the referrer's host), UTC days as yyyymmdd numbers, and the
+// referrer reduced to its host.
+
+/// The platform a click came from, from the User-Agent.
+public enum ClickPlatform: Int, Sendable, CaseIterable, Codable {
+    case ios, android, desktop
+    /// No User-Agent at all (scripts, some link checkers).
+    case other
+
+    public var name: String { ["ios", "android", "desktop", "other"][rawValue] }
+    public init?(name: String) {
+        guard let i = ["ios", "android", "desktop", "other"].firstIndex(of: name) else { return nil }
+        self.init(rawValue: i)
+    }
+}
+
+/// How a click was answered.
+public enum ClickOutcome: Int, Sendable, CaseIterable, Codable {
+    /// The landing page (open-in-app button, store buttons, preview tags).
+    case appPage
+    /// A 302 to the App Store or the Play Store (the route's `fallback` is `store`).
+    case store
+    /// A 302 to the route's web page (`fallback` is `web`).
+    case web
+    /// A short link's own redirect: a forced redirect (FDL `efr`) or a web-page target.
+    case redirect
+    /// No route and no live short link (the not-found page, or `notFound.redirect`).
+    case notFound
+
+    public var name: String { ["app_page", "store", "web", "redirect", "not_found"][rawValue] }
+    public init?(name: String) {
+        guard let i = ["app_page", "store", "web", "redirect", "not_found"].firstIndex(of: name) else { return nil }
+        self.init(rawValue: i)
+    }
+}
+
+/// One click as the server saw it, before it is counted.
+public struct ClickEvent: Sendable, Equatable {
+    public var site: String
+    /// The short link's code; "" for a route page or a not-found.
+    public var code: String
+    /// The route the link resolved to; "" for a not-found or a short link to a web page.
+    public var route: String
+    public var platform: ClickPlatform
+    public var outcome: ClickOutcome
+    public var inAppBrowser: Bool
+    public var crawler: Bool
+
+    public init(site: String, code: String = "", route: String = "", platform: ClickPlatform, outcome: ClickOutcome,
+                inAppBrowser: Bool = false, crawler: Bool = false) {
+        self.site = site
+        self.code = code
+        self.route = route
+        self.platform = platform
+        self.outcome = outcome
+        self.inAppBrowser = inAppBrowser
+        self.crawler = crawler
+    }
+
+    /// The combination's index among the 4 × 5 × 2 × 2 counted ones.
+    public var slot: Int {
+        ((platform.rawValue * ClickOutcome.allCases.count + outcome.rawValue) * 2 + (inAppBrowser ? 1 : 0)) * 2 + (crawler ? 1 : 0)
+    }
+
+    public static let slotCount = ClickPlatform.allCases.count * ClickOutcome.allCases.count * 4
+
+    /// The dimensions of a slot.
+    public static func dimensions(_ slot: Int) -> (platform: ClickPlatform, outcome: ClickOutcome, inApp: Bool, crawler: Bool) {
+        let crawler = slot & 1 == 1
+        let inApp = (slot >> 1) & 1 == 1
+        let po = slot >> 2
+        return (ClickPlatform(rawValue: po / ClickOutcome.allCases.count)!, ClickOutcome(rawValue: po % ClickOutcome.allCases.count)!, inApp, crawler)
+    }
+}
+
+/// UTC days as yyyymmdd (20261201): readable in the database, ordered like the days, and the
+/// month is `day / 100` in any SQL.
+public enum ClickDay {
+    /// The UTC day of a Unix time.
+    public static func of(unixSeconds: Int) -> Int {
+        let days = unixSeconds >= 0 ? unixSeconds / 86_400 : (unixSeconds - 86_399) / 86_400
+        return fromEpochDays(days)
+    }
+
+    /// yyyymmdd of the day `days` after 1970-01-01 (H. Hinnant's civil_from_days).
+    public static func fromEpochDays(_ days: Int) -> Int {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        return y * 10_000 + m * 100 + d
+    }
+
+    /// Days from 1970-01-01 to yyyymmdd (days_from_civil).
+    public static func epochDays(_ day: Int) -> Int {
+        var y = day / 10_000
+        let m = day / 100 % 100
+        let d = day % 100
+        if m <= 2 { y -= 1 }
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// yyyymmdd `n` days after (negative: before) `day`.
+    public static func adding(_ n: Int, to day: Int) -> Int { fromEpochDays(epochDays(day) + n) }
+
+    /// Parses `2026-12-01` (or `20261201`); nil when it is not a real date.
+    public static func parse(_ text: String) -> Int? {
+        let digits = text.filter { $0 != "-" }
+        guard digits.count == 8, digits.allSatisfy(\.isASCII), let n = Int(digits),
+              text.count == 8 || (text.count == 10 && Array(text)[4] == "-" && Array(text)[7] == "-") else { return nil }
+        return fromEpochDays(epochDays(n)) == n ? n : nil
+    }
+
+    /// `2026-12-01`.
+    public static func text(_ day: Int) -> String {
+        let m = day / 100 % 100, d = day % 100
+        return "\(day / 10_000)-\(m < 10 ? "0" : "")\(m)-\(d < 10 ? "0" : "")\(d)"
+    }
+
+    /// `2026-12` of a yyyymm month.
+    public static func monthText(_ month: Int) -> String {
+        let m = month % 100
+        return "\(month / 100)-\(m < 10 ? "0" : "")\(m)"
+    }
+}
+
+/// The referrer as counted: its host only, lowercased, without port or user info.
+public enum ReferrerHost {
+    /// No `Referer` header (typed, bookmarked, from an app that sends none, or stripped by
+    /// `Referrer-Policy: no-referrer`).
+    public static let none = ""
+    /// The hosts beyond the ones kept per link and day.
+    public static let other = "(other)"
+    /// A referrer that is an IP address (kept out: an address is not a site name).
+    public static let address = "(ip)"
+    /// A header that is no URL with a host.
+    public static let invalid = "(invalid)"
+
+    /// The host of a `Referer` value: `https://Mail.Google.com:443/x?y` → `mail.google.com`,
+    /// `android-app://com.google.android.gm/` → `com.google.android.gm`.
+    public static func of(_ referer: String?) -> String {
+        guard let referer, !referer.isEmpty else { return none }
+        var u = Substring(referer).utf8
+        guard let colon = u.firstIndex(of: UInt8(ascii: ":")), u[u.startIndex..<colon].allSatisfy(isSchemeByte),
+              u[colon...].starts(with: "://".utf8) else { return invalid }
+        u = u[u.index(colon, offsetBy: 3)...]
+        // The authority: up to the first / ? #; user info dropped, then the port.
+        let end = u.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? u.endIndex
+        var authority = u[u.startIndex..<end]
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[authority.index(after: at)...] }
+        if authority.first == UInt8(ascii: "[") { return address }
+        if let port = authority.firstIndex(of: UInt8(ascii: ":")) { authority = authority[authority.startIndex..<port] }
+        guard !authority.isEmpty, authority.count <= 253 else { return invalid }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(authority.count)
+        var digitsAndDots = true
+        for b in authority {
+            let lower = b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b | 0x20 : b
+            let ok = (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || (lower >= UInt8(ascii: "0") && lower <= UInt8(ascii: "9"))
+                || lower == UInt8(ascii: "-") || lower == UInt8(ascii: ".") || lower == UInt8(ascii: "_")
+            guard ok else { return invalid }
+            if !((lower >= UInt8(ascii: "0") && lower <= UInt8(ascii: "9")) || lower == UInt8(ascii: ".")) { digitsAndDots = false }
+            bytes.append(lower)
+        }
+        if digitsAndDots { return address }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func isSchemeByte(_ b: UInt8) -> Bool {
+        (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
+            || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+    }
+}

@@ -1,0 +1,328 @@
+// Click counts in the link database: migration 4's tables, the batched upserts the server's
+// flusher writes (counts add up, so two instances sharing one database add up), the daily
+// maintenance (referrer hosts trimmed to the top N, old days folded into months), and the query
+// behind `linkwell stats` (and `/api/v1/stats`). Portable SQL: SQLite 3.40 and PostgreSQL 15.
+
+import Foundation
+
+/// One counted combination (a click's dimensions) of one link (or route) and day.
+public struct ClickCountRow: Sendable, Equatable {
+    public var day: Int
+    public var click: ClickEvent
+    public var count: Int
+
+    public init(day: Int, click: ClickEvent, count: Int) {
+        self.day = day
+        self.click = click
+        self.count = count
+    }
+}
+
+/// Clicks of one link (or route) and day from one referrer host.
+public struct ReferrerCountRow: Sendable, Equatable {
+    public var day: Int
+    public var site: String
+    public var code: String
+    public var route: String
+    /// ``ReferrerHost``: a host, "" (none), `(other)`, `(ip)`, `(invalid)`.
+    public var referrer: String
+    public var count: Int
+
+    public init(day: Int, site: String, code: String, route: String, referrer: String, count: Int) {
+        self.day = day
+        self.site = site
+        self.code = code
+        self.route = route
+        self.referrer = referrer
+        self.count = count
+    }
+}
+
+/// What `linkwell stats` asks: every filter optional; days are yyyymmdd, inclusive.
+public struct ClickQuery: Sendable, Equatable {
+    public var site: String?
+    public var code: String?
+    public var route: String?
+    public var since: Int?
+    public var until: Int?
+
+    public init(site: String? = nil, code: String? = nil, route: String? = nil, since: Int? = nil, until: Int? = nil) {
+        self.site = site
+        self.code = code
+        self.route = route
+        self.since = since
+        self.until = until
+    }
+}
+
+/// The answer: totals by each dimension, the top referrer hosts, per day (and per month for the
+/// days already folded into months).
+public struct ClickReport: Sendable, Equatable, Codable {
+    public struct Count: Sendable, Equatable, Codable {
+        public var name: String
+        public var clicks: Int
+    }
+    public struct LinkCount: Sendable, Equatable, Codable {
+        public var site: String
+        public var code: String
+        public var route: String
+        public var clicks: Int
+    }
+
+    public var total = 0
+    public var humans = 0
+    public var crawlers = 0
+    public var inAppBrowser = 0
+    /// Every platform, in `ClickPlatform` order (zeros included).
+    public var platforms: [Count] = ClickPlatform.allCases.map { Count(name: $0.name, clicks: 0) }
+    /// Every outcome, in `ClickOutcome` order (zeros included).
+    public var outcomes: [Count] = ClickOutcome.allCases.map { Count(name: $0.name, clicks: 0) }
+    /// Referrer hosts, most clicks first ("" is no referrer).
+    public var referrers: [Count] = []
+    /// Days with clicks (`2026-12-01`), in order.
+    public var days: [Count] = []
+    /// Months (`2025-10`) whose days are past `storage.clicks.retentionDays`, in order.
+    public var months: [Count] = []
+    /// Per route (code "") and per short link, most clicks first.
+    public var links: [LinkCount] = []
+
+    /// No clicks.
+    public init() {}
+}
+
+extension LinkStore {
+    /// Migration 4.
+    static let clickSchema = """
+        CREATE TABLE clicks_daily (
+            day BIGINT NOT NULL, site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL,
+            platform TEXT NOT NULL, outcome TEXT NOT NULL, in_app BIGINT NOT NULL, crawler BIGINT NOT NULL,
+            count BIGINT NOT NULL,
+            PRIMARY KEY (day, site, code, route, platform, outcome, in_app, crawler)
+        );
+        CREATE INDEX clicks_daily_by_link ON clicks_daily (site, code, day);
+        CREATE TABLE click_referrers_daily (
+            day BIGINT NOT NULL, site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL, referrer TEXT NOT NULL,
+            count BIGINT NOT NULL,
+            PRIMARY KEY (day, site, code, route, referrer)
+        );
+        CREATE TABLE clicks_monthly (
+            month BIGINT NOT NULL, site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL,
+            platform TEXT NOT NULL, outcome TEXT NOT NULL, in_app BIGINT NOT NULL, crawler BIGINT NOT NULL,
+            count BIGINT NOT NULL,
+            PRIMARY KEY (month, site, code, route, platform, outcome, in_app, crawler)
+        );
+        CREATE TABLE click_referrers_monthly (
+            month BIGINT NOT NULL, site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL, referrer TEXT NOT NULL,
+            count BIGINT NOT NULL,
+            PRIMARY KEY (month, site, code, route, referrer)
+        );
+        """
+
+    /// Rows per multi-row INSERT (9 values each: far below SQLite's and PostgreSQL's limits).
+    static let clickRowsPerStatement = 400
+
+    /// Adds the counts in one transaction (`count = count + excluded.count`): all or nothing, so a
+    /// failed flush can be retried with the same batch. Each (key) must appear once per call.
+    public func addClicks(_ rows: [ClickCountRow], referrers: [ReferrerCountRow]) throws(LinkStoreError) {
+        try withDB { db throws(LinkStoreError) in
+            try db.transaction { () throws(LinkStoreError) in
+                try LinkStore.insertChunks(
+                    db, rows, columns: "day, site, code, route, platform, outcome, in_app, crawler, count", table: "clicks_daily",
+                    conflict: "day, site, code, route, platform, outcome, in_app, crawler"
+                ) { r in
+                    let c = r.click
+                    return [.integer(Int64(r.day)), .text(c.site), .text(c.code), .text(c.route), .text(c.platform.name), .text(c.outcome.name),
+                            .bool(c.inAppBrowser), .bool(c.crawler), .integer(Int64(r.count))]
+                }
+                try LinkStore.insertChunks(
+                    db, referrers, columns: "day, site, code, route, referrer, count", table: "click_referrers_daily",
+                    conflict: "day, site, code, route, referrer"
+                ) { r in
+                    [.integer(Int64(r.day)), .text(r.site), .text(r.code), .text(r.route), .text(r.referrer), .integer(Int64(r.count))]
+                }
+            }
+        }
+    }
+
+    private static func insertChunks<Row>(
+        _ db: any DatabaseConnection, _ rows: [Row], columns: String, table: String, conflict: String, values: (Row) -> [SQLiteValue]
+    ) throws(LinkStoreError) {
+        guard !rows.isEmpty else { return }
+        let width = columns.split(separator: ",").count
+        let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
+        var start = 0
+        var statement = ""
+        var statementRows = -1
+        while start < rows.count {
+            let end = min(start + clickRowsPerStatement, rows.count)
+            if end - start != statementRows {
+                statementRows = end - start
+                statement = "INSERT INTO \(table) (\(columns)) VALUES " + Array(repeating: tuple, count: statementRows).joined(separator: ", ")
+                    + " ON CONFLICT (\(conflict)) DO UPDATE SET count = \(table).count + excluded.count"
+            }
+            var bindings: [SQLiteValue] = []
+            bindings.reserveCapacity(statementRows * width)
+            for r in rows[start..<end] { bindings += values(r) }
+            try db.query(statement, bindings)
+            start = end
+        }
+    }
+
+    /// The daily housekeeping (the server runs it at start and every hour), in one transaction:
+    /// - the referrer hosts of each link and day from `today - 2` on are trimmed to the
+    ///   `referrersPerDay` with most clicks, the rest added to `(other)` (no referrer, `(other)`,
+    ///   `(ip)` and `(invalid)` are never trimmed);
+    /// - days before `today - retentionDays` are added to their month and deleted;
+    /// - the months' referrer hosts are trimmed the same way.
+    public func maintainClicks(today: Int, retentionDays: Int, referrersPerDay: Int) throws(LinkStoreError) {
+        let cutoff = ClickDay.adding(-retentionDays, to: today)
+        try withDB { db throws(LinkStoreError) in
+            try db.transaction { () throws(LinkStoreError) in
+                try LinkStore.trimReferrers(db, table: "click_referrers_daily", period: "day", from: ClickDay.adding(-2, to: today), keep: referrersPerDay)
+                let dims = "site, code, route, platform, outcome, in_app, crawler"
+                try db.query(
+                    """
+                    INSERT INTO clicks_monthly (month, \(dims), count)
+                    SELECT day / 100, \(dims), SUM(count) FROM clicks_daily WHERE day < ? GROUP BY day / 100, \(dims)
+                    ON CONFLICT (month, \(dims)) DO UPDATE SET count = clicks_monthly.count + excluded.count
+                    """, [.integer(Int64(cutoff))])
+                try db.query("DELETE FROM clicks_daily WHERE day < ?", [.integer(Int64(cutoff))])
+                try db.query(
+                    """
+                    INSERT INTO click_referrers_monthly (month, site, code, route, referrer, count)
+                    SELECT day / 100, site, code, route, referrer, SUM(count) FROM click_referrers_daily WHERE day < ?
+                    GROUP BY day / 100, site, code, route, referrer
+                    ON CONFLICT (month, site, code, route, referrer) DO UPDATE SET count = click_referrers_monthly.count + excluded.count
+                    """, [.integer(Int64(cutoff))])
+                try db.query("DELETE FROM click_referrers_daily WHERE day < ?", [.integer(Int64(cutoff))])
+                try LinkStore.trimReferrers(db, table: "click_referrers_monthly", period: "month", from: 0, keep: referrersPerDay)
+            }
+        }
+    }
+
+    /// Folds every host past the `keep` most clicked of its (period, site, code, route) into `(other)`.
+    private static func trimReferrers(_ db: any DatabaseConnection, table: String, period: String, from: Int, keep: Int) throws(LinkStoreError) {
+        let special = [ReferrerHost.none, ReferrerHost.other, ReferrerHost.address, ReferrerHost.invalid]
+        let notSpecial = "referrer NOT IN (" + special.map { _ in "?" }.joined(separator: ", ") + ")"
+        let ranked = """
+            SELECT \(period), site, code, route, referrer, count, ROW_NUMBER() OVER (
+                PARTITION BY \(period), site, code, route ORDER BY count DESC, referrer) AS rank
+            FROM \(table) WHERE \(period) >= ? AND \(notSpecial)
+            """
+        let bindings: [SQLiteValue] = [.integer(Int64(from))] + special.map { .text($0) } + [.integer(Int64(keep))]
+        try db.query(
+            """
+            INSERT INTO \(table) (\(period), site, code, route, referrer, count)
+            SELECT \(period), site, code, route, ?, SUM(count) FROM (\(ranked)) AS r WHERE rank > ?
+            GROUP BY \(period), site, code, route
+            ON CONFLICT (\(period), site, code, route, referrer) DO UPDATE SET count = \(table).count + excluded.count
+            """, [.text(ReferrerHost.other)] + bindings)
+        try db.query(
+            """
+            DELETE FROM \(table) WHERE (\(period), site, code, route, referrer) IN (
+                SELECT \(period), site, code, route, referrer FROM (\(ranked)) AS r WHERE rank > ?)
+            """, bindings)
+    }
+
+    /// The counts matching `query`, from the daily rows and the months already folded.
+    public func clickReport(_ query: ClickQuery) throws(LinkStoreError) -> ClickReport {
+        try withDB { db throws(LinkStoreError) in
+            var report = ClickReport()
+            var referrers: [String: Int] = [:]
+            var links: [String: ClickReport.LinkCount] = [:]
+            for (table, period, refTable) in [("clicks_daily", "day", "click_referrers_daily"), ("clicks_monthly", "month", "click_referrers_monthly")] {
+                let monthly = period == "month"
+                var filters: [String] = []
+                var bindings: [SQLiteValue] = []
+                for (column, value) in [("site", query.site), ("code", query.code), ("route", query.route)] {
+                    if let value {
+                        filters.append("\(column) = ?")
+                        bindings.append(.text(value))
+                    }
+                }
+                if let since = query.since {
+                    filters.append("\(period) >= ?")
+                    bindings.append(.integer(Int64(monthly ? since / 100 : since)))
+                }
+                if let until = query.until {
+                    filters.append("\(period) <= ?")
+                    bindings.append(.integer(Int64(monthly ? until / 100 : until)))
+                }
+                let whereClause = filters.isEmpty ? "" : "WHERE " + filters.joined(separator: " AND ")
+                try db.query(
+                    "SELECT platform, outcome, in_app, crawler, SUM(count) FROM \(table) \(whereClause) GROUP BY platform, outcome, in_app, crawler",
+                    bindings
+                ) { r in
+                    let n = Int(r.integer(4) ?? 0)
+                    report.total += n
+                    if r.bool(3) { report.crawlers += n } else { report.humans += n }
+                    if r.bool(2) { report.inAppBrowser += n }
+                    if let p = ClickPlatform(name: r.text(0) ?? "") { report.platforms[p.rawValue].clicks += n }
+                    if let o = ClickOutcome(name: r.text(1) ?? "") { report.outcomes[o.rawValue].clicks += n }
+                }
+                try db.query("SELECT \(period), SUM(count) FROM \(table) \(whereClause) GROUP BY \(period) ORDER BY \(period)", bindings) { r in
+                    let p = Int(r.integer(0) ?? 0)
+                    let entry = ClickReport.Count(name: monthly ? ClickDay.monthText(p) : ClickDay.text(p), clicks: Int(r.integer(1) ?? 0))
+                    if monthly { report.months.append(entry) } else { report.days.append(entry) }
+                }
+                try db.query("SELECT site, code, route, SUM(count) FROM \(table) \(whereClause) GROUP BY site, code, route", bindings) { r in
+                    let key = [r.text(0) ?? "", r.text(1) ?? "", r.text(2) ?? ""].joined(separator: "\u{0}")
+                    links[key, default: ClickReport.LinkCount(site: r.text(0) ?? "", code: r.text(1) ?? "", route: r.text(2) ?? "", clicks: 0)].clicks +=
+                        Int(r.integer(3) ?? 0)
+                }
+                try db.query("SELECT referrer, SUM(count) FROM \(refTable) \(whereClause) GROUP BY referrer", bindings) { r in
+                    referrers[r.text(0) ?? "", default: 0] += Int(r.integer(1) ?? 0)
+                }
+            }
+            report.referrers = referrers.map { ClickReport.Count(name: $0.key, clicks: $0.value) }
+                .sorted { ($0.clicks, $1.name) > ($1.clicks, $0.name) }
+            report.links = links.values.sorted { ($0.clicks, $1.site, $1.code, $1.route) > ($1.clicks, $0.site, $0.code, $0.route) }
+            return report
+        }
+    }
+}
+
+extension ClickQuery {
+    /// The query of `linkwell stats` and `GET /api/v1/stats`: `site`, `link` (a code), `route`,
+    /// `since` and `until` (`2026-12-01`, inclusive). Fails with a message naming the bad value.
+    public init(parameters: [String: String]) throws(LinkStoreError) {
+        self.init(site: parameters["site"], code: parameters["link"], route: parameters["route"])
+        for key in parameters.keys where !["site", "link", "route", "since", "until"].contains(key) {
+            throw LinkStoreError(.invalid, "unknown stats parameter '\(key)'; use site, link, route, since or until")
+        }
+        for (key, value) in [("since", parameters["since"]), ("until", parameters["until"])] {
+            guard let value else { continue }
+            guard let day = ClickDay.parse(value) else {
+                throw LinkStoreError(.invalid, "\(key) '\(value)' is not a date; write it as YYYY-MM-DD, e.g. 2026-12-01 (UTC days)")
+            }
+            if key == "since" { since = day } else { until = day }
+        }
+        if let since, let until, since > until {
+            throw LinkStoreError(.invalid, "since \(ClickDay.text(since)) is after until \(ClickDay.text(until)); swap them")
+        }
+    }
+}
+
+extension ClickReport {
+    /// The JSON of `linkwell stats --json` (and `/api/v1/stats`): counts by name, lists in order.
+    public func jsonObject(query: ClickQuery) -> [String: Any] {
+        func named(_ counts: [Count]) -> [String: Int] { Dictionary(uniqueKeysWithValues: counts.map { ($0.name, $0.clicks) }) }
+        var q: [String: Any] = [:]
+        if let s = query.site { q["site"] = s }
+        if let c = query.code { q["link"] = c }
+        if let r = query.route { q["route"] = r }
+        if let s = query.since { q["since"] = ClickDay.text(s) }
+        if let u = query.until { q["until"] = ClickDay.text(u) }
+        return [
+            "query": q,
+            "total": total, "humans": humans, "crawlers": crawlers,
+            "inAppBrowser": ["yes": inAppBrowser, "no": total - inAppBrowser],
+            "crawler": ["yes": crawlers, "no": humans],
+            "platform": named(platforms), "outcome": named(outcomes),
+            "referrers": referrers.map { ["host": $0.name, "clicks": $0.clicks] },
+            "days": days.map { ["day": $0.name, "clicks": $0.clicks] },
+            "months": months.map { ["month": $0.name, "clicks": $0.clicks] },
+            "links": links.map { ["site": $0.site, "code": $0.code, "route": $0.route, "clicks": $0.clicks] },
+        ]
+    }
+}

@@ -1,0 +1,119 @@
+// linkwell stats — the click counts `serve` flushed to the link database: totals by platform,
+// outcome, in-app browser, crawler, the top referrer hosts, per day; --json for scripts.
+
+import Foundation
+import LinkRouting
+import LinkStore
+
+enum StatsCommand: LinkwellCommand {
+    static let spec = CommandSpec(
+        name: "stats",
+        overview: "Show click counts (per short link, route and UTC day) from the link database.",
+        usage: "linkwell stats [--link <code>] [--route <name>] [--site <name>] [--since <date>] [--until <date>] [--config <file>] [--json]",
+        options: [
+            configOption,
+            OptionSpec(name: "--link", valueName: "code", help: "Only this short link's clicks."),
+            OptionSpec(name: "--route", valueName: "name", help: "Only clicks answered by this route (its pages and the short links to it)."),
+            OptionSpec(name: "--site", valueName: "name", help: "Only this site's clicks (default: every site)."),
+            OptionSpec(name: "--since", valueName: "date", help: "From this UTC day on (YYYY-MM-DD or 'today'), inclusive."),
+            OptionSpec(name: "--until", valueName: "date", help: "Up to this UTC day (YYYY-MM-DD or 'today'), inclusive."),
+            OptionSpec(name: "--json", valueName: nil, help: "Print as JSON."),
+        ],
+        discussion: """
+            'linkwell serve' counts clicks in memory and writes them every storage.clicks.flushSeconds
+            (default 10) and at SIGHUP/SIGTERM, so the last seconds of a running server are not here yet.
+            Days older than storage.clicks.retentionDays (default 400) are kept as months. Stored: the
+            site, code, route, UTC day, platform, outcome, in-app browser yes/no, crawler yes/no and the
+            referrer's host — no IP address, User-Agent, cookie or URL. See docs/stats.md.
+            """
+    )
+
+    static func run(_ args: Arguments) throws -> Int32 {
+        guard args.positional.isEmpty else { throw UsageError(message: "'stats' takes no arguments; filter with --link, --route, --site, --since, --until") }
+        let (validated, _) = try loadConfig(args)
+        let table = validated.table
+        var parameters: [String: String] = [:]
+        if let site = args.value("--site") {
+            guard let s = table.site(named: site) else {
+                throw UsageError(message: "there is no site '\(site)'; the config's sites are \(table.sites.map(\.name).joined(separator: ", "))")
+            }
+            parameters["site"] = s.name
+        }
+        if let route = args.value("--route") {
+            let sites = parameters["site"].flatMap { table.site(named: $0) }.map { [$0] } ?? table.sites
+            guard sites.contains(where: { $0.entry(named: route)?.route != nil }) else {
+                let names = sites.flatMap { $0.routes.compactMap(\.route?.name) }
+                let hint = DidYouMean.closest(route, in: names).map { " Did you mean '\($0)'?" } ?? ""
+                throw UsageError(message: "no site has a route '\(route)'.\(hint) 'linkwell routes' lists them")
+            }
+            parameters["route"] = route
+        }
+        parameters["link"] = args.value("--link")
+        let today = ClickDay.text(ClickDay.of(unixSeconds: Int(Date().timeIntervalSince1970)))
+        for key in ["since", "until"] {
+            if let v = args.value("--\(key)") { parameters[key] = v == "today" ? today : v }
+        }
+        let query: ClickQuery
+        do { query = try ClickQuery(parameters: parameters) } catch { throw UsageError(message: "--\(error.description)") }
+
+        let path = LinkStore.databasePath(storage: table.config.storage, configPath: validated.file)
+        var report = ClickReport()
+        if FileManager.default.fileExists(atPath: path) {
+            do { report = try LinkStore(path: path).clickReport(query) } catch {
+                Output.err("Error: \(error)")
+                return 1
+            }
+        }
+        if args.has("--json") {
+            Output.json(report.jsonObject(query: query))
+            return 0
+        }
+        printReport(report, query: query, path: path, exists: FileManager.default.fileExists(atPath: path))
+        return 0
+    }
+
+    static func printReport(_ r: ClickReport, query: ClickQuery, path: String, exists: Bool) {
+        var scope: [String] = []
+        if let s = query.site { scope.append("site \(s)") }
+        if let c = query.code { scope.append("link \(c)") }
+        if let r = query.route { scope.append("route \(r)") }
+        if query.since != nil || query.until != nil {
+            scope.append("\(query.since.map(ClickDay.text) ?? "…") to \(query.until.map(ClickDay.text) ?? "…")")
+        }
+        Output.out("Clicks\(scope.isEmpty ? "" : " of " + scope.joined(separator: ", ")) in \(path)")
+        guard r.total > 0 else {
+            Output.out(exists
+                ? "No clicks match. 'linkwell serve' writes them every storage.clicks.flushSeconds (default 10 s) and when it stops."
+                : "No clicks yet: the database does not exist; 'linkwell serve' creates it at its first flush.")
+            return
+        }
+        func pct(_ n: Int) -> String { String(format: "%5.1f%%", 100 * Double(n) / Double(max(r.total, 1))) }
+        Output.out("")
+        Output.out("total \(r.total): humans \(r.humans), crawlers \(r.crawlers), in-app browsers \(r.inAppBrowser)")
+        section("PLATFORM", r.platforms.map { ($0.name, $0.clicks) }, pct)
+        section("OUTCOME", r.outcomes.map { ($0.name, $0.clicks) }, pct)
+        section("IN-APP BROWSER", [("yes", r.inAppBrowser), ("no", r.total - r.inAppBrowser)], pct)
+        section("CRAWLER", [("yes", r.crawlers), ("no", r.humans)], pct)
+        section("REFERRER", r.referrers.prefix(10).map { ($0.name.isEmpty ? "(none)" : $0.name, $0.clicks) }, pct)
+        if r.referrers.count > 10 { Output.out("  … \(r.referrers.count - 10) more (--json lists them)") }
+        if !r.months.isEmpty { section("MONTH", r.months.map { ($0.name, $0.clicks) }, pct) }
+        section("DAY", r.days.map { ($0.name, $0.clicks) }, pct)
+        if query.code == nil {
+            section("LINK / ROUTE", r.links.prefix(10).map { l in
+                let what = l.code.isEmpty ? (l.route.isEmpty ? "not found" : "route \(l.route)") : "/\(l.code)" + (l.route.isEmpty ? "" : " → \(l.route)")
+                return ("\(l.site) \(what)", l.clicks)
+            }, pct)
+            if r.links.count > 10 { Output.out("  … \(r.links.count - 10) more (--json lists them)") }
+        }
+    }
+
+    static func section(_ title: String, _ rows: [(String, Int)], _ pct: (Int) -> String) {
+        let width = max(title.count, rows.map { $0.0.count }.max() ?? 0) + 2
+        Output.out("")
+        Output.out(title.padding(toLength: width, withPad: " ", startingAt: 0) + "  CLICKS")
+        for (name, n) in rows {
+            let number = String(n)
+            Output.out(name.padding(toLength: width, withPad: " ", startingAt: 0) + String(repeating: " ", count: max(0, 8 - number.count)) + number + "  " + pct(n))
+        }
+    }
+}

@@ -1,0 +1,166 @@
+// Click counts in the store: UTC days as yyyymmdd, referrer hosts, the additive upserts, the
+// referrer trim, the monthly rollup with retention, and the stats query with its filters.
+
+import Foundation
+import Testing
+
+@testable import LinkStore
+
+@Suite struct ClickDayTests {
+    @Test(arguments: [
+        (0, 19700101), (86_399, 19700101), (86_400, 19700102), (-1, 19691231),
+        (951_782_400, 20000229), (951_868_800, 20000301), (1_709_164_800, 20240229), (1_709_251_199, 20240229),
+        (1_796_083_199, 20261130), (1_796_083_200, 20261201), (4_102_444_800, 21000101),
+    ])
+    func unixSecondsToUTCDay(seconds: Int, day: Int) {
+        #expect(ClickDay.of(unixSeconds: seconds) == day)
+    }
+
+    @Test func epochDaysRoundTripOverTwoCenturies() {
+        var previous = 0
+        for days in stride(from: -36_500, through: 73_000, by: 1) {
+            let day = ClickDay.fromEpochDays(days)
+            #expect(ClickDay.epochDays(day) == days)
+            #expect(day > previous)
+            previous = day
+        }
+    }
+
+    @Test(arguments: [
+        ("2026-12-01", 20261201), ("20261201", 20261201), ("2024-02-29", 20240229), ("2023-02-29", nil), ("2026-13-01", nil),
+        ("2026-1-01", nil), ("yesterday", nil), ("", nil), ("2026/12/01", nil), ("2026-12-32", nil),
+    ] as [(String, Int?)])
+    func parsesDates(text: String, day: Int?) {
+        #expect(ClickDay.parse(text) == day)
+    }
+
+    @Test func addingCrossesMonthsAndYears() {
+        #expect(ClickDay.adding(1, to: 20261231) == 20270101)
+        #expect(ClickDay.adding(-400, to: 20261201) == 20251027)
+        #expect(ClickDay.text(20260105) == "2026-01-05")
+        #expect(ClickDay.monthText(202601) == "2026-01")
+    }
+}
+
+@Suite struct ReferrerHostTests {
+    @Test(arguments: [
+        (nil, ""), ("", ""), ("https://Mail.Google.com:443/mail/u/0?x=1#y", "mail.google.com"), ("http://t.co/abc", "t.co"),
+        ("android-app://com.google.android.gm/", "com.google.android.gm"), ("https://user:pw@example.com/", "example.com"),
+        ("https://192.168.1.5/x", "(ip)"), ("http://[2001:db8::1]:8080/", "(ip)"), ("not a url", "(invalid)"),
+        ("https://exa mple.com/", "(invalid)"), ("https:///path", "(invalid)"), ("https://ex\u{e4}mple.com/", "(invalid)"),
+        ("https://news.ycombinator.com?x", "news.ycombinator.com"),
+    ] as [(String?, String)])
+    func hostOnly(referer: String?, host: String) {
+        #expect(ReferrerHost.of(referer) == host)
+    }
+}
+
+@Suite struct ClickStoreTests {
+    static func row(_ day: Int, _ n: Int, code: String = "spring", route: String = "signup", p: ClickPlatform = .ios, o: ClickOutcome = .appPage,
+                    inApp: Bool = false, crawler: Bool = false, site: String = "fitconnect") -> ClickCountRow {
+        ClickCountRow(day: day, click: ClickEvent(site: site, code: code, route: route, platform: p, outcome: o, inAppBrowser: inApp, crawler: crawler), count: n)
+    }
+
+    static func ref(_ day: Int, code: String = "spring", route: String = "signup", _ host: String, _ n: Int) -> ReferrerCountRow {
+        ReferrerCountRow(day: day, site: "fitconnect", code: code, route: route, referrer: host, count: n)
+    }
+
+    @Test func countsAddUpAcrossWritesAndConnections() throws {
+        let dir = try TempDir()
+        let a = try LinkStore(path: dir.path("c.db"))
+        let b = try LinkStore(path: dir.path("c.db"))  // a second instance on the same file
+        try a.addClicks([Self.row(20261201, 3), Self.row(20261201, 2, p: .android, o: .store)], referrers: [Self.ref(20261201, "t.co", 5)])
+        try b.addClicks([Self.row(20261201, 4)], referrers: [Self.ref(20261201, "t.co", 4)])
+        let r = try a.clickReport(ClickQuery())
+        #expect(r.total == 9)
+        #expect(r.platforms.map(\.clicks) == [7, 2, 0, 0])
+        #expect(r.outcomes.map(\.clicks) == [7, 2, 0, 0, 0])
+        #expect(r.referrers == [ClickReport.Count(name: "t.co", clicks: 9)])
+        #expect(r.days == [ClickReport.Count(name: "2026-12-01", clicks: 9)])
+    }
+
+    @Test func batchesLargerThanOneStatement() throws {
+        let dir = try TempDir()
+        let store = try LinkStore(path: dir.path("big.db"))
+        let rows = (0..<(LinkStore.clickRowsPerStatement * 2 + 7)).map { Self.row(20261201, 1 + $0 % 3, code: "c\($0)") }
+        try store.addClicks(rows, referrers: [])
+        let r = try store.clickReport(ClickQuery())
+        #expect(r.total == rows.reduce(0) { $0 + $1.count })
+        #expect(r.links.count == rows.count)
+    }
+
+    @Test func filtersBySiteLinkRouteAndDays() throws {
+        let dir = try TempDir()
+        let store = try LinkStore(path: dir.path("f.db"))
+        try store.addClicks([
+            Self.row(20261130, 1), Self.row(20261201, 2), Self.row(20261202, 4),
+            Self.row(20261201, 8, code: "", route: "signup", p: .desktop), Self.row(20261201, 16, code: "", route: "", p: .desktop, o: .notFound),
+            Self.row(20261201, 32, code: "other", route: "workout", p: .android, o: .web, crawler: true),
+            Self.row(20261201, 64, site: "coffeebreak"),
+        ], referrers: [])
+        let cases: [(ClickQuery, Int)] = [
+            (ClickQuery(), 127), (ClickQuery(site: "fitconnect"), 63), (ClickQuery(code: "spring"), 71),
+            (ClickQuery(site: "fitconnect", code: "spring"), 7), (ClickQuery(route: "signup"), 79), (ClickQuery(route: ""), 16),
+            (ClickQuery(since: 20261201), 126), (ClickQuery(until: 20261201), 123), (ClickQuery(since: 20261201, until: 20261201), 122),
+            (ClickQuery(code: "nope"), 0),
+        ]
+        for (query, total) in cases {
+            #expect(try store.clickReport(query).total == total, "\(query)")
+        }
+        let all = try store.clickReport(ClickQuery(site: "fitconnect"))
+        #expect(all.crawlers == 32 && all.humans == 31)
+        #expect(all.links.first == ClickReport.LinkCount(site: "fitconnect", code: "other", route: "workout", clicks: 32))
+    }
+
+    @Test func referrersTrimmedToTheTopNPerLinkAndDay() throws {
+        let dir = try TempDir()
+        let store = try LinkStore(path: dir.path("r.db"))
+        let hosts = (1...15).map { ("h\($0).example", $0) }  // h15 has most clicks
+        try store.addClicks([Self.row(20261201, 120)], referrers: hosts.map { Self.ref(20261201, $0.0, $0.1) } + [Self.ref(20261201, "", 5)])
+        for _ in 0..<2 {  // idempotent
+            try store.maintainClicks(today: 20261201, retentionDays: 400, referrersPerDay: 10)
+            let r = try store.clickReport(ClickQuery())
+            let kept = Set(r.referrers.map(\.name))
+            #expect(kept == Set((6...15).map { "h\($0).example" } + ["", "(other)"]))
+            #expect(r.referrers.first { $0.name == "(other)" }?.clicks == 15)  // 1 + 2 + 3 + 4 + 5
+            #expect(r.referrers.reduce(0) { $0 + $1.clicks } == 125)
+        }
+    }
+
+    @Test func oldDaysFoldIntoMonthsAndQueriesStillAddUp() throws {
+        let dir = try TempDir()
+        let store = try LinkStore(path: dir.path("m.db"))
+        // 2025-10-05 and 2025-10-20 are past 400 days before 2026-12-01 (2025-10-27); 2025-10-30 is not.
+        try store.addClicks([Self.row(20251005, 1), Self.row(20251020, 2, p: .android), Self.row(20251030, 4), Self.row(20261201, 8)],
+                            referrers: [Self.ref(20251005, "t.co", 1), Self.ref(20251020, "t.co", 2), Self.ref(20261201, "t.co", 8)])
+        let before = try store.clickReport(ClickQuery())
+        try store.maintainClicks(today: 20261201, retentionDays: 400, referrersPerDay: 10)
+        let after = try store.clickReport(ClickQuery())
+        #expect(after.total == before.total && after.platforms == before.platforms && after.referrers == before.referrers)
+        #expect(after.months == [ClickReport.Count(name: "2025-10", clicks: 3)])
+        #expect(after.days.map(\.name) == ["2025-10-30", "2026-12-01"])
+        var daily = 0
+        try store.withDB { db throws(LinkStoreError) in try db.query("SELECT COUNT(*) FROM clicks_daily") { daily = Int($0.integer(0) ?? 0) } }
+        #expect(daily == 2)
+        // A second pass adds nothing twice; a month filter by day keeps the month.
+        try store.maintainClicks(today: 20261201, retentionDays: 400, referrersPerDay: 10)
+        #expect(try store.clickReport(ClickQuery()).total == 15)
+        #expect(try store.clickReport(ClickQuery(since: 20251001, until: 20251031)).total == 7)
+    }
+
+    @Test(arguments: [
+        (["since": "2026-12-01", "until": "2026-12-31", "link": "spring"], nil),
+        (["since": "2026-12-32"], "since '2026-12-32' is not a date"),
+        (["since": "2026-12-02", "until": "2026-12-01"], "is after until"),
+        (["code": "x"], "unknown stats parameter 'code'"),
+    ] as [([String: String], String?)])
+    func queryParameters(parameters: [String: String], expected: String?) {
+        do throws(LinkStoreError) {
+            let q = try ClickQuery(parameters: parameters)
+            #expect(expected == nil)
+            #expect(q.code == parameters["link"] && q.since.map(ClickDay.text) == parameters["since"])
+        } catch {
+            #expect(expected.map { error.description.contains($0) } == true, "\(error)")
+        }
+    }
+}
