@@ -78,7 +78,7 @@ let package = Package(
         // Route-resolution / load / reload benchmark (bench/run, BENCHMARKS.md). Run in release mode.
         .executableTarget(
             name: "linkwell-bench",
-            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LinkServer", "MicroHTTP"],
+            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LinkServer", "MicroHTTP", "LinkStore"],
             path: "bench/Sources/linkwell-bench"
         ),
         // Short-link index load time and memory at 1 M links (bench/links-load). Release mode.

@@ -22,12 +22,18 @@ public struct ClickSettings: Codable, Sendable, Equatable {
         case enabled, flushSeconds, retentionDays, referrersPerDay, maxKeys, metricsTopLinks
     }
 
+    /// The default of ``flushSeconds``.
     public static let defaultFlushSeconds = 10.0
+    /// The default of ``retentionDays``.
     public static let defaultRetentionDays = 400
+    /// The default of ``referrersPerDay``.
     public static let defaultReferrersPerDay = 10
+    /// The default of ``maxKeys``.
     public static let defaultMaxKeys = 100_000
+    /// The default of ``metricsTopLinks``.
     public static let defaultMetricsTopLinks = 20
 
+    /// Settings in code (tests, generated configs); every key is optional.
     public init(enabled: Bool? = nil, flushSeconds: Double? = nil, retentionDays: Int? = nil, referrersPerDay: Int? = nil,
                 maxKeys: Int? = nil, metricsTopLinks: Int? = nil) {
         self.enabled = enabled

@@ -70,7 +70,6 @@ public final class ClickRecorder: Sendable {
 
     struct FlushState {
         var pending: [ClickCounter.Key: ClickCounter.Entry] = [:]
-        var store: LinkStore?
         var failing = false
         var failedAttempts = 0
         var lastMaintenance: Int?
@@ -168,13 +167,13 @@ public final class ClickRecorder: Sendable {
             var lastError: LinkStoreError?
             for attempt in 1...max(1, attempts) {
                 do throws(LinkStoreError) {
-                    if st.store?.path != s.databasePath { st.store = try LinkStore(path: s.databasePath, busyTimeoutMilliseconds: s.busyTimeoutMilliseconds) }
-                    try st.store!.addClicks(rows, referrers: referrers)
+                    // Opened per flush (every few seconds): a file replaced or moved meanwhile is
+                    // never written through an old descriptor.
+                    try LinkStore(path: s.databasePath, busyTimeoutMilliseconds: s.busyTimeoutMilliseconds).addClicks(rows, referrers: referrers)
                     lastError = nil
                     break
                 } catch {
                     lastError = error
-                    st.store = nil  // reopened next time (the file may have been replaced)
                     if attempt < attempts { usleep(200_000) }
                 }
             }
@@ -228,11 +227,9 @@ public final class ClickRecorder: Sendable {
         if let last = st.lastMaintenance, now - last < 3600, now >= last { return }
         guard FileManager.default.fileExists(atPath: s.databasePath) else { return }
         do throws(LinkStoreError) {
-            if st.store?.path != s.databasePath { st.store = try LinkStore(path: s.databasePath, busyTimeoutMilliseconds: s.busyTimeoutMilliseconds) }
-            try st.store!.maintainClicks(today: ClickDay.of(unixSeconds: now), retentionDays: s.retentionDays, referrersPerDay: s.referrersPerDay)
+            try LinkStore(path: s.databasePath, busyTimeoutMilliseconds: s.busyTimeoutMilliseconds).maintainClicks(today: ClickDay.of(unixSeconds: now), retentionDays: s.retentionDays, referrersPerDay: s.referrersPerDay)
             st.lastMaintenance = now
         } catch {
-            st.store = nil
             log?.event("clicks_maintenance_failed", [("database", .string(s.databasePath)), ("message", .string(error.description))])
             st.lastMaintenance = now  // once an hour at most
         }

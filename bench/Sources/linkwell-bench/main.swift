@@ -30,6 +30,7 @@ var runLoad = true
 var publicDir: String? = FileManager.default.fileExists(atPath: "public") ? "public" : nil
 var countPasses: Int? = nil
 var reloadOnceSites: Int? = nil
+var clickCount: Int? = nil
 do {
     var args = CommandLine.arguments.dropFirst()
     while let a = args.popFirst() {
@@ -51,8 +52,14 @@ do {
                 exit(2)
             }
             reloadOnceSites = n
+        case "--clicks":
+            guard let n = Int(args.popFirst() ?? ""), n >= 1 else {
+                FileHandle.standardError.write(Data("linkwell-bench: --clicks needs a number of clicks, e.g. --clicks 1000000\n".utf8))
+                exit(2)
+            }
+            clickCount = n
         case "-h", "--help":
-            print("usage: linkwell-bench [--quick] [--sizes 100,1000,10000,100000] [--load-routes 10000] [--public DIR] [--no-load] [--count-resolution PASSES] [--reload-once SITES]")
+            print("usage: linkwell-bench [--quick] [--sizes 100,1000,10000,100000] [--load-routes 10000] [--public DIR] [--no-load] [--count-resolution PASSES] [--reload-once SITES] [--clicks N]")
             exit(0)
         default:
             FileHandle.standardError.write(Data("linkwell-bench: unknown option \(a)\n".utf8))
@@ -356,6 +363,13 @@ if let sites = reloadOnceSites {
     exit(0)
 }
 
+if let clickCount {
+    let sizes = quick ? [1_000] : [1_000, 10_000, 100_000]
+    let json = try! JSONSerialization.data(withJSONObject: clickBenchmark(clicks: clickCount, keySizes: sizes), options: [.prettyPrinted, .sortedKeys])
+    FileHandle.standardOutput.write(json)
+    FileHandle.standardOutput.write(Data("\n".utf8))
+    exit(0)
+}
 if let passes = countPasses {
     var counted: [[String: Any]] = []
     for n in sizes {
