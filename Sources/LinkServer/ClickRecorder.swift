@@ -19,7 +19,10 @@ import Synchronization
 public final class ClickRecorder: Sendable {
     /// What the recorder needs from the config (re-read at every reload).
     public struct Settings: Sendable, Equatable {
-        public var databasePath: String
+        /// The link database (SQLite file or PostgreSQL); nil when the config's cannot be
+        /// resolved (`locationProblem` says why; every flush fails with it).
+        public var location: StorageLocation?
+        public var locationProblem: String?
         public var enabled: Bool
         public var flushSeconds: Double
         public var retentionDays: Int
@@ -29,9 +32,9 @@ public final class ClickRecorder: Sendable {
         /// How long a flush waits for a database another process holds.
         public var busyTimeoutMilliseconds: Int32 = 2000
 
-        public init(databasePath: String, clicks: ClickSettings?) {
+        public init(location: StorageLocation?, clicks: ClickSettings?) {
             let r = (clicks ?? ClickSettings()).resolved
-            self.databasePath = databasePath
+            self.location = location
             enabled = r.enabled
             flushSeconds = r.flushSeconds
             retentionDays = r.retentionDays
@@ -40,10 +43,32 @@ public final class ClickRecorder: Sendable {
             metricsTopLinks = r.metricsTopLinks
         }
 
-        /// A snapshot's settings: `storage.clicks` and the database beside the config.
+        /// A SQLite file.
+        public init(databasePath: String, clicks: ClickSettings?) {
+            self.init(location: .sqlite(path: databasePath), clicks: clicks)
+        }
+
+        /// A snapshot's settings: `storage.clicks` and the config's link database.
         public init(snapshot: Snapshot, configPath: String) {
             let storage = snapshot.table.config.storage
-            self.init(databasePath: LinkStore.databasePath(storage: storage, configPath: configPath), clicks: storage?.clicks)
+            do throws(LinkStoreError) {
+                self.init(location: try StorageLocation.of(storage: storage, configPath: configPath), clicks: storage?.clicks)
+            } catch {
+                self.init(location: nil, clicks: storage?.clicks)
+                locationProblem = error.description
+            }
+        }
+
+        /// Where the counts go, for logs (a PostgreSQL password left out).
+        public var databaseName: String { location?.description ?? "(none)" }
+
+        /// Opens (creating and migrating a missing SQLite file) the link database.
+        func openStore() throws(LinkStoreError) -> LinkStore {
+            switch location {
+            case let .sqlite(path)?: return try LinkStore(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            case let location?: return try LinkStore(location)
+            case nil: throw LinkStoreError(.cannotOpen, locationProblem ?? "no link database is configured")
+            }
         }
 
         /// Hosts held per key between two flushes: twice what a day keeps, so the daily trim
@@ -120,7 +145,7 @@ public final class ClickRecorder: Sendable {
 
     public var currentSettings: Settings { settings.withLock { $0 } }
 
-    /// New settings (a reload): the next flush writes to `databasePath`.
+    /// New settings (a reload): the next flush writes to their `location`.
     public func configure(_ new: Settings) {
         settings.withLock { $0 = new }
         enabledFlag.store(new.enabled, ordering: .relaxed)
@@ -169,7 +194,7 @@ public final class ClickRecorder: Sendable {
                 do throws(LinkStoreError) {
                     // Opened per flush (every few seconds): a file replaced or moved meanwhile is
                     // never written through an old descriptor.
-                    try LinkStore(path: s.databasePath, busyTimeoutMilliseconds: s.busyTimeoutMilliseconds).addClicks(rows, referrers: referrers)
+                    try s.openStore().addClicks(rows, referrers: referrers)
                     lastError = nil
                     break
                 } catch {
@@ -184,7 +209,7 @@ public final class ClickRecorder: Sendable {
                 if !st.failing {
                     st.failing = true
                     log?.event("clicks_flush_failed", [
-                        ("database", .string(s.databasePath)), ("pending_clicks", .int(clicks)), ("message", .string(lastError.description)),
+                        ("database", .string(s.databaseName)), ("pending_clicks", .int(clicks)), ("message", .string(lastError.description)),
                         ("retry", .string("the counts stay in memory (at most storage.clicks.maxKeys keys) and are written at the next flush, every \(s.flushSeconds) s")),
                     ])
                 }
@@ -192,7 +217,7 @@ public final class ClickRecorder: Sendable {
             }
             if st.failing {
                 log?.event("clicks_flush_recovered", [
-                    ("database", .string(s.databasePath)), ("clicks", .int(clicks)), ("failed_attempts", .int(st.failedAttempts)),
+                    ("database", .string(s.databaseName)), ("clicks", .int(clicks)), ("failed_attempts", .int(st.failedAttempts)),
                 ])
             }
             st.failing = false
@@ -225,12 +250,12 @@ public final class ClickRecorder: Sendable {
 
     private func maintain(_ st: inout FlushState, settings s: Settings, now: Int) {
         if let last = st.lastMaintenance, now - last < 3600, now >= last { return }
-        guard FileManager.default.fileExists(atPath: s.databasePath) else { return }
+        guard s.location?.exists == true else { return }
         do throws(LinkStoreError) {
-            try LinkStore(path: s.databasePath, busyTimeoutMilliseconds: s.busyTimeoutMilliseconds).maintainClicks(today: ClickDay.of(unixSeconds: now), retentionDays: s.retentionDays, referrersPerDay: s.referrersPerDay)
+            try s.openStore().maintainClicks(today: ClickDay.of(unixSeconds: now), retentionDays: s.retentionDays, referrersPerDay: s.referrersPerDay)
             st.lastMaintenance = now
         } catch {
-            log?.event("clicks_maintenance_failed", [("database", .string(s.databasePath)), ("message", .string(error.description))])
+            log?.event("clicks_maintenance_failed", [("database", .string(s.databaseName)), ("message", .string(error.description))])
             st.lastMaintenance = now  // once an hour at most
         }
     }

@@ -206,7 +206,7 @@ enum ServeCommand: LinkwellCommand {
 func finalFlush(_ clicks: ClickRecorder, log: EventLog) {
     if case let .failed(pending) = clicks.flush(attempts: 5) {
         log.event("clicks_lost", [
-            ("clicks", .int(pending)), ("database", .string(clicks.currentSettings.databasePath)),
+            ("clicks", .int(pending)), ("database", .string(clicks.currentSettings.databaseName)),
             ("message", .string("the link database could not be written before exit (see clicks_flush_failed); these counts are lost")),
         ])
     }

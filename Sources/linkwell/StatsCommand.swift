@@ -56,10 +56,14 @@ enum StatsCommand: LinkwellCommand {
         let query: ClickQuery
         do { query = try ClickQuery(parameters: parameters) } catch { throw UsageError(message: "--\(error.description)") }
 
-        let path = LinkStore.databasePath(storage: table.config.storage, configPath: validated.file)
+        let location: StorageLocation
+        do { location = try StorageLocation.of(storage: table.config.storage, configPath: validated.file) } catch {
+            Output.err("Error: \(error)")
+            return 1
+        }
         var report = ClickReport()
-        if FileManager.default.fileExists(atPath: path) {
-            do { report = try LinkStore(path: path).clickReport(query) } catch {
+        if location.exists {  // a SQLite file 'serve' has not created yet has no clicks
+            do { report = try LinkStore(location).clickReport(query) } catch {
                 Output.err("Error: \(error)")
                 return 1
             }
@@ -68,7 +72,7 @@ enum StatsCommand: LinkwellCommand {
             Output.json(report.jsonObject(query: query))
             return 0
         }
-        printReport(report, query: query, path: path, exists: FileManager.default.fileExists(atPath: path))
+        printReport(report, query: query, path: location.description, exists: location.exists)
         return 0
     }
 

@@ -125,6 +125,8 @@ def test_sigterm_loses_nothing_and_two_runs_add_up(config, start_server):
         assert f"linkwell_clicks_unwritten {TOTAL}\n" in metrics
         server.signal(signal.SIGTERM)
         assert server.proc.wait(timeout=20) == 0
+        server._reader.join(timeout=5)
+        assert not [e for e in server.events() if e.get("event", "").startswith("clicks_")], server.events()
         check_report(stats(config), runs=run)
     # Filters: a link, a route (its pages and the short links to it), a day range.
     assert stats(config, "--link", "spring")["total"] == 6
@@ -212,3 +214,31 @@ def test_no_database_yet(tmp_path):
     assert r.returncode == 0 and "No clicks yet: the database does not exist" in r.stdout
     assert not (config.parent / "linkwell.db").exists()
     assert json.loads(cli(config, "stats", "--json").stdout)["total"] == 0
+
+
+def test_two_instances_on_one_postgresql_database_add_up(tmp_path, start_server, monkeypatch):
+    from pgserver import PostgresServer
+    pg = PostgresServer()
+    try:
+        monkeypatch.setenv("LINKWELL_POSTGRES_PASSWORD", PostgresServer.PASSWORD)
+        config = make_config(tmp_path)
+        config.write_text(config.read_text().replace("storage: {", f'storage: {{ postgres: "{pg.url}",', 1))
+        for args in (("--code", "spring", "--target", "https://fitconnect.app/signup?referralCode=SPRING26"),
+                     ("--code", "quick", "--target", "https://fitconnect.app/signup?referralCode=Q1", "--forced-redirect")):
+            r = cli(config, "links", "add", *args)
+            assert r.returncode == 0, r.stderr
+        servers = [start_server(config), start_server(config)]
+        for server in servers:
+            send_clicks(server)
+        for server in servers:
+            server.signal(signal.SIGTERM)
+            assert server.proc.wait(timeout=20) == 0
+            server._reader.join(timeout=5)
+            # The first flush also ran the maintenance (window functions, INSERT … SELECT upserts).
+            assert not [e for e in server.events() if e.get("event", "").startswith("clicks_")], server.events()
+        check_report(stats(config), runs=2)
+        assert not (config.parent / "linkwell.db").exists()
+        # The rows are where the SQL says, with PostgreSQL's own types.
+        assert pg.psql("SELECT SUM(count) FROM clicks_daily", database="linkwell").strip() == str(2 * TOTAL)
+    finally:
+        pg.close()

@@ -48,7 +48,7 @@ func clickBenchmark(clicks: Int, keySizes: [Int]) -> [String: Any] {
             }
             result[pass] = ["record_ns_per_click": round3(recordNs), "flush_ms": round3(flushMs), "rows": rows]
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: settings.databasePath)[.size] as? Int) ?? 0
+        let size = (try? FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("linkwell.db").path)[.size] as? Int) ?? 0
         result["database_bytes"] = size
         runs.append(result)
         FileHandle.standardError.write(Data("linkwell-bench: \(clicks) clicks over \(keys) links: \(result)\n".utf8))
