@@ -5,17 +5,47 @@
 
 import Foundation
 
-/// One counted combination (a click's dimensions) of one link (or route) and day.
+/// The clicks of one link (or route) and day: one count per platform, per outcome, and how many
+/// came from an in-app browser and from a crawler (each click is in one platform and one outcome).
 public struct ClickCountRow: Sendable, Equatable {
     public var day: Int
-    public var click: ClickEvent
-    public var count: Int
+    public var site: String
+    public var code: String
+    public var route: String
+    /// By ``ClickPlatform`` raw value.
+    public var platforms: [Int] = Array(repeating: 0, count: ClickPlatform.allCases.count)
+    /// By ``ClickOutcome`` raw value.
+    public var outcomes: [Int] = Array(repeating: 0, count: ClickOutcome.allCases.count)
+    public var inAppBrowser = 0
+    public var crawlers = 0
 
-    public init(day: Int, click: ClickEvent, count: Int) {
+    public init(day: Int, site: String, code: String, route: String) {
         self.day = day
-        self.click = click
-        self.count = count
+        self.site = site
+        self.code = code
+        self.route = route
     }
+
+    /// A row of `count` clicks like `click` (tests, benchmarks).
+    public init(day: Int, click: ClickEvent, count: Int) {
+        self.init(day: day, site: click.site, code: click.code, route: click.route)
+        add(click, count: count)
+    }
+
+    /// Adds `count` clicks with the dimensions of `click` (its site, code and route are not checked).
+    public mutating func add(_ click: ClickEvent, count: Int = 1) {
+        platforms[click.platform.rawValue] += count
+        outcomes[click.outcome.rawValue] += count
+        if click.inAppBrowser { inAppBrowser += count }
+        if click.crawler { crawlers += count }
+    }
+
+    /// Every click of the row.
+    public var total: Int { platforms.reduce(0, +) }
+
+    /// The count columns, in table order.
+    static let countColumns = ClickPlatform.allCases.map { "p_\($0.name)" } + ClickOutcome.allCases.map { "o_\($0.name)" } + ["in_app", "crawler"]
+    var counts: [Int] { platforms + outcomes + [inAppBrowser, crawlers] }
 }
 
 /// Clicks of one link (or route) and day from one referrer host.
@@ -94,61 +124,64 @@ extension LinkStore {
     /// Migration 4.
     static let clickSchema = """
         CREATE TABLE clicks_daily (
-            day BIGINT NOT NULL, site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL,
-            platform TEXT NOT NULL, outcome TEXT NOT NULL, in_app BIGINT NOT NULL, crawler BIGINT NOT NULL,
-            count BIGINT NOT NULL,
-            PRIMARY KEY (day, site, code, route, platform, outcome, in_app, crawler)
+            site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL, day BIGINT NOT NULL,
+            p_ios BIGINT NOT NULL, p_android BIGINT NOT NULL, p_desktop BIGINT NOT NULL, p_other BIGINT NOT NULL,
+            o_app_page BIGINT NOT NULL, o_store BIGINT NOT NULL, o_web BIGINT NOT NULL, o_redirect BIGINT NOT NULL, o_not_found BIGINT NOT NULL,
+            in_app BIGINT NOT NULL, crawler BIGINT NOT NULL,
+            PRIMARY KEY (site, code, route, day)
         );
-        CREATE INDEX clicks_daily_by_link ON clicks_daily (site, code, day);
         CREATE TABLE click_referrers_daily (
-            day BIGINT NOT NULL, site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL, referrer TEXT NOT NULL,
+            site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL, day BIGINT NOT NULL, referrer TEXT NOT NULL,
             count BIGINT NOT NULL,
-            PRIMARY KEY (day, site, code, route, referrer)
+            PRIMARY KEY (site, code, route, day, referrer)
         );
         CREATE TABLE clicks_monthly (
-            month BIGINT NOT NULL, site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL,
-            platform TEXT NOT NULL, outcome TEXT NOT NULL, in_app BIGINT NOT NULL, crawler BIGINT NOT NULL,
-            count BIGINT NOT NULL,
-            PRIMARY KEY (month, site, code, route, platform, outcome, in_app, crawler)
+            site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL, month BIGINT NOT NULL,
+            p_ios BIGINT NOT NULL, p_android BIGINT NOT NULL, p_desktop BIGINT NOT NULL, p_other BIGINT NOT NULL,
+            o_app_page BIGINT NOT NULL, o_store BIGINT NOT NULL, o_web BIGINT NOT NULL, o_redirect BIGINT NOT NULL, o_not_found BIGINT NOT NULL,
+            in_app BIGINT NOT NULL, crawler BIGINT NOT NULL,
+            PRIMARY KEY (site, code, route, month)
         );
         CREATE TABLE click_referrers_monthly (
-            month BIGINT NOT NULL, site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL, referrer TEXT NOT NULL,
+            site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL, month BIGINT NOT NULL, referrer TEXT NOT NULL,
             count BIGINT NOT NULL,
-            PRIMARY KEY (month, site, code, route, referrer)
+            PRIMARY KEY (site, code, route, month, referrer)
         );
         """
 
-    /// Rows per multi-row INSERT (9 values each: far below SQLite's and PostgreSQL's limits).
+    /// Rows per multi-row INSERT (at most 15 values each: far below SQLite's and PostgreSQL's limits).
     static let clickRowsPerStatement = 400
 
     /// Adds the counts in one transaction (`count = count + excluded.count`): all or nothing, so a
     /// failed flush can be retried with the same batch. Each (key) must appear once per call.
     public func addClicks(_ rows: [ClickCountRow], referrers: [ReferrerCountRow]) throws(LinkStoreError) {
         try withDB { db throws(LinkStoreError) in
+            // A large batch touches pages all over the tables: 64 MB of page cache instead of
+            // SQLite's 2 MB (PostgreSQL has its shared buffers).
+            if db.dialect == .sqlite { try db.exec("PRAGMA cache_size = -65536; PRAGMA synchronous = NORMAL") }
             try db.transaction { () throws(LinkStoreError) in
                 try LinkStore.insertChunks(
-                    db, rows, columns: "day, site, code, route, platform, outcome, in_app, crawler, count", table: "clicks_daily",
-                    conflict: "day, site, code, route, platform, outcome, in_app, crawler"
+                    db, rows, keys: ["site", "code", "route", "day"], counts: ClickCountRow.countColumns, table: "clicks_daily"
                 ) { r in
-                    let c = r.click
-                    return [.integer(Int64(r.day)), .text(c.site), .text(c.code), .text(c.route), .text(c.platform.name), .text(c.outcome.name),
-                            .bool(c.inAppBrowser), .bool(c.crawler), .integer(Int64(r.count))]
+                    [.text(r.site), .text(r.code), .text(r.route), .integer(Int64(r.day))] + r.counts.map { .integer(Int64($0)) }
                 }
                 try LinkStore.insertChunks(
-                    db, referrers, columns: "day, site, code, route, referrer, count", table: "click_referrers_daily",
-                    conflict: "day, site, code, route, referrer"
+                    db, referrers, keys: ["site", "code", "route", "day", "referrer"], counts: ["count"], table: "click_referrers_daily"
                 ) { r in
-                    [.integer(Int64(r.day)), .text(r.site), .text(r.code), .text(r.route), .text(r.referrer), .integer(Int64(r.count))]
+                    [.text(r.site), .text(r.code), .text(r.route), .integer(Int64(r.day)), .text(r.referrer), .integer(Int64(r.count))]
                 }
             }
         }
     }
 
     private static func insertChunks<Row>(
-        _ db: any DatabaseConnection, _ rows: [Row], columns: String, table: String, conflict: String, values: (Row) -> [SQLiteValue]
+        _ db: any DatabaseConnection, _ rows: [Row], keys: [String], counts: [String], table: String, values: (Row) -> [SQLiteValue]
     ) throws(LinkStoreError) {
         guard !rows.isEmpty else { return }
-        let width = columns.split(separator: ",").count
+        let columns = (keys + counts).joined(separator: ", ")
+        let conflict = keys.joined(separator: ", ")
+        let sums = counts.map { "\($0) = \(table).\($0) + excluded.\($0)" }.joined(separator: ", ")
+        let width = keys.count + counts.count
         let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
         var start = 0
         var statement = ""
@@ -158,7 +191,7 @@ extension LinkStore {
             if end - start != statementRows {
                 statementRows = end - start
                 statement = "INSERT INTO \(table) (\(columns)) VALUES " + Array(repeating: tuple, count: statementRows).joined(separator: ", ")
-                    + " ON CONFLICT (\(conflict)) DO UPDATE SET count = \(table).count + excluded.count"
+                    + " ON CONFLICT (\(conflict)) DO UPDATE SET \(sums)"
             }
             var bindings: [SQLiteValue] = []
             bindings.reserveCapacity(statementRows * width)
@@ -179,20 +212,21 @@ extension LinkStore {
         try withDB { db throws(LinkStoreError) in
             try db.transaction { () throws(LinkStoreError) in
                 try LinkStore.trimReferrers(db, table: "click_referrers_daily", period: "day", from: ClickDay.adding(-2, to: today), keep: referrersPerDay)
-                let dims = "site, code, route, platform, outcome, in_app, crawler"
+                let counts = ClickCountRow.countColumns
                 try db.query(
                     """
-                    INSERT INTO clicks_monthly (month, \(dims), count)
-                    SELECT day / 100, \(dims), SUM(count) FROM clicks_daily WHERE day < ? GROUP BY day / 100, \(dims)
-                    ON CONFLICT (month, \(dims)) DO UPDATE SET count = clicks_monthly.count + excluded.count
+                    INSERT INTO clicks_monthly (site, code, route, month, \(counts.joined(separator: ", ")))
+                    SELECT site, code, route, day / 100, \(counts.map { "SUM(\($0))" }.joined(separator: ", "))
+                    FROM clicks_daily WHERE day < ? GROUP BY site, code, route, day / 100
+                    ON CONFLICT (site, code, route, month) DO UPDATE SET \(counts.map { "\($0) = clicks_monthly.\($0) + excluded.\($0)" }.joined(separator: ", "))
                     """, [.integer(Int64(cutoff))])
                 try db.query("DELETE FROM clicks_daily WHERE day < ?", [.integer(Int64(cutoff))])
                 try db.query(
                     """
-                    INSERT INTO click_referrers_monthly (month, site, code, route, referrer, count)
-                    SELECT day / 100, site, code, route, referrer, SUM(count) FROM click_referrers_daily WHERE day < ?
-                    GROUP BY day / 100, site, code, route, referrer
-                    ON CONFLICT (month, site, code, route, referrer) DO UPDATE SET count = click_referrers_monthly.count + excluded.count
+                    INSERT INTO click_referrers_monthly (site, code, route, month, referrer, count)
+                    SELECT site, code, route, day / 100, referrer, SUM(count) FROM click_referrers_daily WHERE day < ?
+                    GROUP BY site, code, route, day / 100, referrer
+                    ON CONFLICT (site, code, route, month, referrer) DO UPDATE SET count = click_referrers_monthly.count + excluded.count
                     """, [.integer(Int64(cutoff))])
                 try db.query("DELETE FROM click_referrers_daily WHERE day < ?", [.integer(Int64(cutoff))])
                 try LinkStore.trimReferrers(db, table: "click_referrers_monthly", period: "month", from: 0, keep: referrersPerDay)
@@ -212,15 +246,15 @@ extension LinkStore {
         let bindings: [SQLiteValue] = [.integer(Int64(from))] + special.map { .text($0) } + [.integer(Int64(keep))]
         try db.query(
             """
-            INSERT INTO \(table) (\(period), site, code, route, referrer, count)
-            SELECT \(period), site, code, route, ?, SUM(count) FROM (\(ranked)) AS r WHERE rank > ?
-            GROUP BY \(period), site, code, route
-            ON CONFLICT (\(period), site, code, route, referrer) DO UPDATE SET count = \(table).count + excluded.count
+            INSERT INTO \(table) (site, code, route, \(period), referrer, count)
+            SELECT site, code, route, \(period), ?, SUM(count) FROM (\(ranked)) AS r WHERE rank > ?
+            GROUP BY site, code, route, \(period)
+            ON CONFLICT (site, code, route, \(period), referrer) DO UPDATE SET count = \(table).count + excluded.count
             """, [.text(ReferrerHost.other)] + bindings)
         try db.query(
             """
-            DELETE FROM \(table) WHERE (\(period), site, code, route, referrer) IN (
-                SELECT \(period), site, code, route, referrer FROM (\(ranked)) AS r WHERE rank > ?)
+            DELETE FROM \(table) WHERE (site, code, route, \(period), referrer) IN (
+                SELECT site, code, route, \(period), referrer FROM (\(ranked)) AS r WHERE rank > ?)
             """, bindings)
     }
 
@@ -249,23 +283,25 @@ extension LinkStore {
                     bindings.append(.integer(Int64(monthly ? until / 100 : until)))
                 }
                 let whereClause = filters.isEmpty ? "" : "WHERE " + filters.joined(separator: " AND ")
-                try db.query(
-                    "SELECT platform, outcome, in_app, crawler, SUM(count) FROM \(table) \(whereClause) GROUP BY platform, outcome, in_app, crawler",
-                    bindings
-                ) { r in
-                    let n = Int(r.integer(4) ?? 0)
-                    report.total += n
-                    if r.bool(3) { report.crawlers += n } else { report.humans += n }
-                    if r.bool(2) { report.inAppBrowser += n }
-                    if let p = ClickPlatform(name: r.text(0) ?? "") { report.platforms[p.rawValue].clicks += n }
-                    if let o = ClickOutcome(name: r.text(1) ?? "") { report.outcomes[o.rawValue].clicks += n }
+                let counts = ClickCountRow.countColumns
+                try db.query("SELECT \(counts.map { "SUM(\($0))" }.joined(separator: ", ")) FROM \(table) \(whereClause)", bindings) { r in
+                    let n = counts.indices.map { Int(r.integer(Int32($0)) ?? 0) }
+                    let platforms = ClickPlatform.allCases.count, outcomes = ClickOutcome.allCases.count
+                    for p in 0..<platforms { report.platforms[p].clicks += n[p] }
+                    for o in 0..<outcomes { report.outcomes[o].clicks += n[platforms + o] }
+                    let total = n[0..<platforms].reduce(0, +)
+                    report.total += total
+                    report.inAppBrowser += n[platforms + outcomes]
+                    report.crawlers += n[platforms + outcomes + 1]
+                    report.humans += total - n[platforms + outcomes + 1]
                 }
-                try db.query("SELECT \(period), SUM(count) FROM \(table) \(whereClause) GROUP BY \(period) ORDER BY \(period)", bindings) { r in
+                let total = ClickPlatform.allCases.map { "p_\($0.name)" }.joined(separator: " + ")
+                try db.query("SELECT \(period), SUM(\(total)) FROM \(table) \(whereClause) GROUP BY \(period) ORDER BY \(period)", bindings) { r in
                     let p = Int(r.integer(0) ?? 0)
                     let entry = ClickReport.Count(name: monthly ? ClickDay.monthText(p) : ClickDay.text(p), clicks: Int(r.integer(1) ?? 0))
                     if monthly { report.months.append(entry) } else { report.days.append(entry) }
                 }
-                try db.query("SELECT site, code, route, SUM(count) FROM \(table) \(whereClause) GROUP BY site, code, route", bindings) { r in
+                try db.query("SELECT site, code, route, SUM(\(total)) FROM \(table) \(whereClause) GROUP BY site, code, route", bindings) { r in
                     let key = [r.text(0) ?? "", r.text(1) ?? "", r.text(2) ?? ""].joined(separator: "\u{0}")
                     links[key, default: ClickReport.LinkCount(site: r.text(0) ?? "", code: r.text(1) ?? "", route: r.text(2) ?? "", clicks: 0)].clicks +=
                         Int(r.integer(3) ?? 0)

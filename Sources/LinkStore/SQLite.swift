@@ -29,6 +29,10 @@ final class SQLiteConnection: DatabaseConnection {
     var location: String { path }
     var dialect: SQLDialect { .sqlite }
     private var db: OpaquePointer?
+    /// Prepared statements kept for the same SQL text (reset, not finalized, after each run):
+    /// a batch of large multi-row upserts (the click flush) is parsed once, not per chunk.
+    private var statements: [String: OpaquePointer] = [:]
+    static let statementCacheSize = 16
 
     /// Opens (creating when missing) `path`, sets the busy timeout and WAL mode, and checks that
     /// the file is a database at all.
@@ -58,7 +62,10 @@ final class SQLiteConnection: DatabaseConnection {
         try exec("PRAGMA foreign_keys=ON")
     }
 
-    deinit { sqlite3_close_v2(db) }
+    deinit {
+        for stmt in statements.values { sqlite3_finalize(stmt) }
+        sqlite3_close_v2(db)
+    }
 
     /// Runs statements that return no rows.
     func exec(_ sql: String) throws(LinkStoreError) {
@@ -71,10 +78,27 @@ final class SQLiteConnection: DatabaseConnection {
 
     /// Prepares, binds and runs `sql`, calling `row` for every result row.
     func query(_ sql: String, _ bindings: [SQLValue], row: (SQLRow) throws(LinkStoreError) -> Void) throws(LinkStoreError) {
-        var stmt: OpaquePointer?
-        let prc = sqlite3_prepare_v2(db, sql, -1, &stmt, nil)
-        guard prc == SQLITE_OK, let stmt else { throw error(prc, message: nil) }
-        defer { sqlite3_finalize(stmt) }
+        let stmt: OpaquePointer
+        let cached: Bool
+        if let s = statements[sql] {
+            stmt = s
+            cached = true
+        } else {
+            var prepared: OpaquePointer?
+            let prc = sqlite3_prepare_v2(db, sql, -1, &prepared, nil)
+            guard prc == SQLITE_OK, let prepared else { throw error(prc, message: nil) }
+            stmt = prepared
+            cached = statements.count < Self.statementCacheSize
+            if cached { statements[sql] = stmt }
+        }
+        defer {
+            if cached {
+                sqlite3_reset(stmt)
+                sqlite3_clear_bindings(stmt)
+            } else {
+                sqlite3_finalize(stmt)
+            }
+        }
         for (i, value) in bindings.enumerated() {
             let index = Int32(i + 1)
             let brc: Int32

@@ -239,6 +239,6 @@ def test_two_instances_on_one_postgresql_database_add_up(tmp_path, start_server,
         check_report(stats(config), runs=2)
         assert not (config.parent / "linkwell.db").exists()
         # The rows are where the SQL says, with PostgreSQL's own types.
-        assert pg.psql("SELECT SUM(count) FROM clicks_daily", database="linkwell").strip() == str(2 * TOTAL)
+        assert pg.psql("SELECT SUM(p_ios + p_android + p_desktop + p_other) FROM clicks_daily", database="linkwell").strip() == str(2 * TOTAL)
     finally:
         pg.close()

@@ -364,6 +364,10 @@ if let sites = reloadOnceSites {
 }
 
 if let clickCount {
+    if ProcessInfo.processInfo.environment["CLICK_STORE_ONLY"] != nil {
+        for n in [30_000, 200_000] { print(n, clickStoreWrite(rows: n)) }
+        exit(0)
+    }
     let sizes = quick ? [1_000] : [1_000, 10_000, 100_000]
     let json = try! JSONSerialization.data(withJSONObject: clickBenchmark(clicks: clickCount, keySizes: sizes), options: [.prettyPrinted, .sortedKeys])
     FileHandle.standardOutput.write(json)
