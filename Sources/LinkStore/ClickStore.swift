@@ -158,7 +158,7 @@ extension LinkStore {
         try withDB { db throws(LinkStoreError) in
             // A large batch touches pages all over the tables: 64 MB of page cache instead of
             // SQLite's 2 MB (PostgreSQL has its shared buffers).
-            if db.dialect == .sqlite { try db.exec("PRAGMA cache_size = -65536; PRAGMA synchronous = NORMAL") }
+            if db.dialect == .sqlite { try db.exec("PRAGMA cache_size = -65536") }
             try db.transaction { () throws(LinkStoreError) in
                 try LinkStore.insertChunks(
                     db, rows, keys: ["site", "code", "route", "day"], counts: ClickCountRow.countColumns, table: "clicks_daily"
