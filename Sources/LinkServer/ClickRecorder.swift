@@ -211,6 +211,7 @@ public final class ClickRecorder: Sendable {
                     log?.event("clicks_flush_failed", [
                         ("database", .string(s.databaseName)), ("pending_clicks", .int(clicks)), ("message", .string(lastError.description)),
                         ("retry", .string("the counts stay in memory (at most storage.clicks.maxKeys keys) and are written at the next flush, every \(s.flushSeconds) s")),
+                        ("fix", .string("if the database stays unwritable (a read-only config directory in a container), point storage.sqlite at a writable volume, or set storage.clicks.enabled: false to stop counting")),
                     ])
                 }
                 return .failed(pendingClicks: clicks)
