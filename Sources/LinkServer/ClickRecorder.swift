@@ -268,9 +268,13 @@ public final class ClickRecorder: Sendable {
         var clicks = 0
         rows.reserveCapacity(entries.count)
         referrers.reserveCapacity(entries.count)
-        // In primary-key order: each B-tree page is visited once, not once per row at random.
+        // In primary-key order (site, code, route, day): each B-tree page is visited once, not once per row at random.
         let ordered = entries.sorted { a, b in
-            (a.key.day, a.key.site, a.key.code, a.key.route) < (b.key.day, b.key.site, b.key.code, b.key.route)
+            let x = a.key, y = b.key
+            if x.site != y.site { return x.site < y.site }
+            if x.code != y.code { return x.code < y.code }
+            if x.route != y.route { return x.route < y.route }
+            return x.day < y.day
         }
         for (k, e) in ordered {
             var row = ClickCountRow(day: k.day, site: k.site, code: k.code, route: k.route)

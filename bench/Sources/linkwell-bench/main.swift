@@ -368,7 +368,8 @@ if let clickCount {
         for n in [30_000, 200_000] { print(n, clickStoreWrite(rows: n)) }
         exit(0)
     }
-    let sizes = quick ? [1_000] : [1_000, 10_000, 100_000]
+    let sizes = ProcessInfo.processInfo.environment["CLICK_LINKS"].map { $0.split(separator: ",").compactMap { Int($0) } }
+        ?? (quick ? [1_000] : [1_000, 10_000, 100_000])
     let json = try! JSONSerialization.data(withJSONObject: clickBenchmark(clicks: clickCount, keySizes: sizes), options: [.prettyPrinted, .sortedKeys])
     FileHandle.standardOutput.write(json)
     FileHandle.standardOutput.write(Data("\n".utf8))
