@@ -1,5 +1,5 @@
 // `linkwell-bench --clicks N`: the click counter and its flush (docs/stats.md, BENCHMARKS.md).
-// N clicks spread over 1,000 / 10,000 / 100,000 short links of one day are counted into a
+// N clicks spread over 1,000 / 10,000 / 100,000 short links (CLICK_LINKS=… for others) of one day are counted into a
 // ClickRecorder (the request path's call, one thread), then flushed into a fresh SQLite file
 // (one transaction of upserts), then the same again into the same file (every row an update).
 
@@ -60,16 +60,3 @@ func clickBenchmark(clicks: Int, keySizes: [Int]) -> [String: Any] {
     return ["clicks": runs, "targets": ["flush_ms_1m_clicks": ["value": worst, "target": 1000.0, "met": worst <= 1000]]]
 }
 
-/// The database write alone: `rows` click rows straight into `LinkStore.addClicks`.
-func clickStoreWrite(rows n: Int) -> Double {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("linkwell-clickstore-\(UUID().uuidString)")
-    try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let store = try! LinkStore(path: dir.appendingPathComponent("linkwell.db").path)
-    let rows = (0..<n).map { i in
-        ClickCountRow(day: 20261201, click: ClickEvent(site: "shop", code: "c\(i / 4)", route: "item", platform: ClickPlatform(rawValue: i % 4)!, outcome: .appPage), count: 1)
-    }
-    let start = ContinuousClock.now
-    try! store.addClicks(rows, referrers: [])
-    return nanoseconds(ContinuousClock.now - start) / 1e6
-}

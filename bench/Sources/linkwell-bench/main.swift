@@ -59,7 +59,7 @@ do {
             }
             clickCount = n
         case "-h", "--help":
-            print("usage: linkwell-bench [--quick] [--sizes 100,1000,10000,100000] [--load-routes 10000] [--public DIR] [--no-load] [--count-resolution PASSES] [--reload-once SITES] [--clicks N]")
+            print("usage: linkwell-bench [--quick] [--sizes 100,1000,10000,100000] [--load-routes 10000] [--public DIR] [--no-load] [--count-resolution PASSES] [--reload-once SITES] [--clicks N (CLICK_LINKS=1000,10000,100000)]")
             exit(0)
         default:
             FileHandle.standardError.write(Data("linkwell-bench: unknown option \(a)\n".utf8))
@@ -364,10 +364,6 @@ if let sites = reloadOnceSites {
 }
 
 if let clickCount {
-    if ProcessInfo.processInfo.environment["CLICK_STORE_ONLY"] != nil {
-        for n in [30_000, 200_000] { print(n, clickStoreWrite(rows: n)) }
-        exit(0)
-    }
     let sizes = ProcessInfo.processInfo.environment["CLICK_LINKS"].map { $0.split(separator: ",").compactMap { Int($0) } }
         ?? (quick ? [1_000] : [1_000, 10_000, 100_000])
     let json = try! JSONSerialization.data(withJSONObject: clickBenchmark(clicks: clickCount, keySizes: sizes), options: [.prettyPrinted, .sortedKeys])
