@@ -59,8 +59,8 @@ public final class LinkStore: Sendable {
             CREATE UNIQUE INDEX api_tokens_hash ON api_tokens (hash);
             """
         ),
-        FDLParameters.migration,
         (4, "click counts", LinkStore.clickSchema),
+        FDLParameters.migration,
         (
             // A counter every change of `links` bumps (triggers, so every writer counts): the
             // server polls it to pick up links written by other processes (PostgreSQL: see
