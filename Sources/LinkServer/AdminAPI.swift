@@ -37,11 +37,11 @@ final class AdminAPI: Sendable {
     }
 
     private enum Endpoint {
-        case openAPI, links, link(site: String, code: String)
+        case openAPI, links, link(site: String, code: String), stats
 
         var allowed: String {
             switch self {
-            case .openAPI: "GET, HEAD"
+            case .openAPI, .stats: "GET, HEAD"
             case .links: "GET, HEAD, POST"
             case .link: "GET, HEAD, PATCH, DELETE"
             }
@@ -55,13 +55,14 @@ final class AdminAPI: Sendable {
         switch (segments.count, segments.first) {
         case (1, "openapi.json") where path.hasPrefix("/"): endpoint = .openAPI
         case (1, "links") where path.hasPrefix("/"): endpoint = .links
+        case (1, "stats") where path.hasPrefix("/"): endpoint = .stats
         case (3, "links") where path.hasPrefix("/") && !segments.contains(""):
             let parts = Array(segments)
             endpoint = .link(site: PercentEncoding.decode(String(parts[1])), code: PercentEncoding.decode(String(parts[2])))
         default:
             return Self.error(
                 404, "not_found", "there is no API endpoint \(request.rawPath)",
-                fix: "the endpoints are GET/POST \(Self.prefix)/links and GET/PATCH/DELETE \(Self.prefix)/links/{site}/{code}; \(Self.prefix)/openapi.json describes them")
+                fix: "the endpoints are GET/POST \(Self.prefix)/links, GET/PATCH/DELETE \(Self.prefix)/links/{site}/{code} and GET \(Self.prefix)/stats; \(Self.prefix)/openapi.json describes them")
         }
         let method = request.method == "HEAD" ? "GET" : request.method
         guard endpoint.allowed.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == method }) else {
@@ -80,6 +81,7 @@ final class AdminAPI: Sendable {
         }
         do {
             switch (endpoint, method) {
+            case (.stats, _): return try stats(request, table: table, store: store)
             case (.links, "GET"): return try list(request, table: table, store: store)
             case (.links, _): return try create(request, table: table, store: store)
             case let (.link(site, code), "GET"):
@@ -158,6 +160,23 @@ final class AdminAPI: Sendable {
     }
 
     // MARK: - Endpoints
+
+    /// `GET /api/v1/stats?site=&link=&route=&since=&until=`: what `linkwell stats --json` prints
+    /// (the counts already flushed to the database; see docs/stats.md).
+    private func stats(_ request: HTTPRequest, table: RouteTable, store: LinkStore) throws(LinkStoreError) -> HTTPResponse {
+        let parameters = Self.queryItems(request.rawQuery)
+        if let site = parameters["site"], table.site(named: site) == nil {
+            return Self.error(400, "invalid_parameter", "site is '\(site)', which is not a site of the config",
+                              fix: "use one of \(table.sites.map(\.name).joined(separator: ", ")), or leave site out for every site")
+        }
+        let query: ClickQuery
+        do throws(LinkStoreError) { query = try ClickQuery(parameters: parameters) } catch {
+            return Self.error(400, "invalid_parameter", error.description, fix: "send site, link, route, since and until (YYYY-MM-DD, UTC), each optional")
+        }
+        let report = try store.clickReport(query)
+        let body = (try? JSONSerialization.data(withJSONObject: report.jsonObject(query: query), options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
+        return .dynamic(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: Array(body))
+    }
 
     private func list(_ request: HTTPRequest, table: RouteTable, store: LinkStore) throws(LinkStoreError) -> HTTPResponse {
         let query = Self.queryItems(request.rawQuery)

@@ -57,6 +57,18 @@ enum OpenAPIDocument {
                         "deleteLink", "Delete a link; its code may be handed out again.",
                         responses: ["204": ["description": "Deleted."], "401": unauthorized, "404": errorRef, "503": errorRef]),
                 ],
+                "\(p)/stats": [
+                    "get": operation(
+                        "getStats", "Click counts (what 'linkwell stats --json' prints): totals by platform, outcome, in-app browser, crawler, referrer host, per day and month, per link and route.",
+                        parameters: [
+                            query("site", ["type": "string", "enum": siteNames], "Only this site's clicks."),
+                            query("link", ["type": "string"], "Only this short link's clicks (its code)."),
+                            query("route", ["type": "string"], "Only clicks answered by this route (its pages and the short links to it)."),
+                            query("since", ["type": "string", "format": "date"], "From this UTC day on (YYYY-MM-DD), inclusive."),
+                            query("until", ["type": "string", "format": "date"], "Up to this UTC day (YYYY-MM-DD), inclusive."),
+                        ],
+                        responses: ["200": ok("The counts.", ["type": "object"]), "400": errorRef, "401": unauthorized, "503": errorRef]),
+                ],
                 "\(p)/openapi.json": [
                     "get": [
                         "operationId": "openAPI", "summary": "This document (no token needed).", "security": [],

@@ -123,8 +123,8 @@ public enum ClickDay {
 
     /// `2026-12-01`.
     public static func text(_ day: Int) -> String {
-        let m = day / 100 % 100, d = day % 100
-        return "\(day / 10_000)-\(m < 10 ? "0" : "")\(m)-\(d < 10 ? "0" : "")\(d)"
+        let y = String(day / 10_000), m = day / 100 % 100, d = day % 100
+        return String(repeating: "0", count: max(0, 4 - y.count)) + y + "-\(m < 10 ? "0" : "")\(m)-\(d < 10 ? "0" : "")\(d)"
     }
 
     /// `2026-12` of a yyyymm month.

@@ -320,7 +320,8 @@ extension LinkStore {
 
 extension ClickQuery {
     /// The query of `linkwell stats` and `GET /api/v1/stats`: `site`, `link` (a code), `route`,
-    /// `since` and `until` (`2026-12-01`, inclusive). Fails with a message naming the bad value.
+    /// `since` and `until` (`2026-12-01`, inclusive; `since` after `until` matches nothing). Fails
+    /// with a message naming the bad value.
     public init(parameters: [String: String]) throws(LinkStoreError) {
         self.init(site: parameters["site"], code: parameters["link"], route: parameters["route"])
         for key in parameters.keys where !["site", "link", "route", "since", "until"].contains(key) {
@@ -332,9 +333,6 @@ extension ClickQuery {
                 throw LinkStoreError(.invalid, "\(key) '\(value)' is not a date; write it as YYYY-MM-DD, e.g. 2026-12-01 (UTC days)")
             }
             if key == "since" { since = day } else { until = day }
-        }
-        if let since, let until, since > until {
-            throw LinkStoreError(.invalid, "since \(ClickDay.text(since)) is after until \(ClickDay.text(until)); swap them")
         }
     }
 }

@@ -55,6 +55,9 @@ enum StatsCommand: LinkwellCommand {
         }
         let query: ClickQuery
         do { query = try ClickQuery(parameters: parameters) } catch { throw UsageError(message: "--\(error.description)") }
+        if let since = query.since, let until = query.until, since > until {
+            throw UsageError(message: "--since \(ClickDay.text(since)) is after --until \(ClickDay.text(until)); swap them")
+        }
 
         let location: StorageLocation
         do { location = try StorageLocation.of(storage: table.config.storage, configPath: validated.file) } catch {

@@ -203,7 +203,7 @@ def test_text_output_and_usage_errors(config, start_server):
     for args, message in [(("--since", "2026-02-30"), "--since '2026-02-30' is not a date"),
                           (("--route", "signup2"), "Did you mean 'signup'?"),
                           (("--site", "nope"), "there is no site 'nope'"),
-                          (("--since", "2026-12-02", "--until", "2026-12-01"), "is after until")]:
+                          (("--since", "2026-12-02", "--until", "2026-12-01"), "is after --until 2026-12-01; swap them")]:
         r = cli(config, "stats", *args)
         assert r.returncode == 64 and message in r.stderr, r.stderr
 
@@ -242,3 +242,22 @@ def test_two_instances_on_one_postgresql_database_add_up(tmp_path, start_server,
         assert pg.psql("SELECT SUM(p_ios + p_android + p_desktop + p_other) FROM clicks_daily", database="linkwell").strip() == str(2 * TOTAL)
     finally:
         pg.close()
+
+
+def test_the_admin_api_serves_the_same_report(config, start_server):
+    r = cli(config, "tokens", "create", "--name", "stats")
+    assert r.returncode == 0, r.stderr
+    token = r.stdout.strip()
+    server = start_server(config)
+    send_clicks(server)
+    server.signal(signal.SIGHUP)  # writes the counts before the reload
+    server.wait_for(lambda e: e.get("event") == "reloaded", timeout=15)
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    for query, args in [("", ()), (f"?link=spring&since={today}", ("--link", "spring", "--since", today)), ("?route=signup", ("--route", "signup"))]:
+        status, _, body = curl("-H", f"Authorization: Bearer {token}", server.admin_url("/api/v1/stats" + query))
+        assert status == 200, body
+        assert json.loads(body) == stats(config, *args)
+    check_report(json.loads(curl("-H", f"Authorization: Bearer {token}", server.admin_url("/api/v1/stats"))[2]))
+    status, _, body = curl("-H", f"Authorization: Bearer {token}", server.admin_url("/api/v1/stats?since=2026-02-30"))
+    assert status == 400 and "since '2026-02-30' is not a date" in json.loads(body)["error"]["message"]
+    assert curl(server.admin_url("/api/v1/stats"))[0] == 401
