@@ -40,3 +40,11 @@ extension ClickEvent {
                   inAppBrowser: browser.inAppBrowser != nil, crawler: browser.crawler != nil)
     }
 }
+
+extension ClickOutcome {
+    /// A compiled page's redirect (no decision at hand): a store (the App Store or Google Play
+    /// links LandingLinks builds) or the route's web page.
+    init(redirectTo location: String) {
+        self = location.hasPrefix("https://apps.apple.com/") || location.hasPrefix("https://play.google.com/") ? .store : .web
+    }
+}

@@ -115,9 +115,12 @@ public enum Responder {
                 case let .page(page)?:
                     var answer = result(page, .page, site: site.name, route: match.route)
                     answer.secured = snapshot.renderer.answersCarrySecurityHeaders
+                    answer.click = ClickEvent(userAgent: facts.userAgent, site: site.name, route: match.route, outcome: .appPage)
                     return answer
                 case let .redirect(location)?:
-                    return result(redirect(location, varies: true), .redirect, site: site.name, route: match.route)
+                    var answer = result(redirect(location, varies: true), .redirect, site: site.name, route: match.route)
+                    answer.click = ClickEvent(userAgent: facts.userAgent, site: site.name, route: match.route, outcome: ClickOutcome(redirectTo: location))
+                    return answer
                 case nil:
                     break
                 }
