@@ -10,9 +10,8 @@ CONFIG ?= config/linkwell.json5
 SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
-# Under a sanitizer the two wall-clock bounds of the Apple matcher's performance tests mean
-# nothing (2-15x slower), so those two are skipped there; plain `swift test` runs them.
-SANITIZE_TEST = SWIFT_BACKTRACE=enable=no swift test -Xswiftc -use-ld=lld --skip 'AppleMatcherTests/(pathological|manyRules)\('
+# Every test runs under the sanitizers too (none measures time).
+SANITIZE_TEST = SWIFT_BACKTRACE=enable=no swift test -Xswiftc -use-ld=lld
 # The harnesses (fuzz/harnesses) under libFuzzer + AddressSanitizer, optimised (3-4x the
 # executions of a debug build; preconditions and overflow checks stay), in their own scratch path.
 FUZZ_BUILD = swift build --package-path fuzz/harnesses -c release --scratch-path $(CURDIR)/.build-fuzz \

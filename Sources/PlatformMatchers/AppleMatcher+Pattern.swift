@@ -6,6 +6,23 @@
 // O(text length × pattern states) whatever the pattern: `*a*a*a*a*a*b` against a long string of
 // `a`s is as cheap as any other pattern, with no backtracking.
 
+/// Counts the work of matching, so tests can prove it stays linear in the URL without measuring
+/// time: one step per character a pattern compares and per automaton edge it tries. The matcher
+/// itself counts with `NoMatchSteps`, which compiles to nothing.
+protocol MatchStepCounter {
+    mutating func add(_ steps: Int)
+}
+
+struct NoMatchSteps: MatchStepCounter {
+    @inline(__always) mutating func add(_ steps: Int) {}
+}
+
+/// The counter tests read (`AppleMatcher.decisions(for:counting:)`).
+struct MatchSteps: MatchStepCounter {
+    private(set) var total = 0
+    mutating func add(_ steps: Int) { total += steps }
+}
+
 extension AppleMatcher {
     /// One compiled pattern of a component key (`/`, `?`, `#`, a query item) or of a legacy path.
     struct Pattern: Sendable {
@@ -80,26 +97,36 @@ extension AppleMatcher {
         /// case-insensitive (`TextVariants` and `QueryValue` hold both forms).
         /// The same for a string's scalars, without copying them when the wildcard walk applies.
         func matches(_ text: String.UnicodeScalarView) -> Bool {
-            if let wildcardSteps, literal == nil, !matchesEverything { return Pattern.wildcardMatch(wildcardSteps, text) }
-            return matches(Array(text))
+            var steps = NoMatchSteps()
+            if let wildcardSteps, literal == nil, !matchesEverything { return Pattern.wildcardMatch(wildcardSteps, text, counting: &steps) }
+            return matches(Array(text), counting: &steps)
         }
 
-        func matches(_ text: [Unicode.Scalar]) -> Bool {
-            if matchesEverything { return true }
-            if let literal { return literal == text }
-            if let wildcardSteps { return Pattern.wildcardMatch(wildcardSteps, text) }
-            return automaton.matches(text)
+        func matches(_ text: [Unicode.Scalar], counting steps: inout some MatchStepCounter) -> Bool {
+            if matchesEverything {
+                steps.add(1)
+                return true
+            }
+            if let literal {
+                steps.add(min(literal.count, text.count) + 1)
+                return literal == text
+            }
+            if let wildcardSteps { return Pattern.wildcardMatch(wildcardSteps, text, counting: &steps) }
+            return automaton.matches(text, counting: &steps)
         }
 
         /// Whole-text match of one-character steps and `*` (`nil`): advance on a match, and on a
         /// mismatch let the last `*` take one more character. Exact when every other step takes
         /// exactly one character; O(text × steps) at worst, with no allocation.
-        static func wildcardMatch<Text: Collection>(_ steps: [Automaton.Step?], _ text: Text) -> Bool where Text.Element == Unicode.Scalar {
+        static func wildcardMatch<Text: Collection>(
+            _ steps: [Automaton.Step?], _ text: Text, counting work: inout some MatchStepCounter
+        ) -> Bool where Text.Element == Unicode.Scalar {
             var p = 0
             var t = text.startIndex
             var star = -1
             var starText = text.startIndex
             while t != text.endIndex {
+                work.add(1)
                 if p < steps.count, let step = steps[p], step.accepts(text[t]) {
                     p += 1
                     t = text.index(after: t)
@@ -400,7 +427,7 @@ extension AppleMatcher.Pattern {
             return result
         }
 
-        func matches(_ text: [Unicode.Scalar]) -> Bool {
+        func matches(_ text: [Unicode.Scalar], counting work: inout some MatchStepCounter) -> Bool {
             if dead { return false }
             // `mark[s] == generation` when state s is already in the set for this step.
             var mark = [Int](repeating: -1, count: edges.count)
@@ -417,6 +444,7 @@ extension AppleMatcher.Pattern {
                 generation += 1
                 next.removeAll(keepingCapacity: true)
                 for s in current {
+                    work.add(edges[s].count)
                     for edge in edges[s] where edge.step.accepts(c) {
                         for t in closures[edge.target] where mark[t] != generation {
                             mark[t] = generation

@@ -58,22 +58,23 @@ public struct AppleMatcher: Sendable {
         var query: QueryPredicate?
         var fragment: Pattern?
 
-        func matches(_ url: TargetURL) -> Bool {
-            if let path, !path.matches(url.path.text(for: path)) { return false }
+        func matches(_ url: TargetURL, counting steps: inout some MatchStepCounter) -> Bool {
+            if let path, !path.matches(url.path.text(for: path), counting: &steps) { return false }
             if let query {
                 switch query {
                 case let .text(pattern):
-                    if !pattern.matches(url.query.text(for: pattern)) { return false }
+                    if !pattern.matches(url.query.text(for: pattern), counting: &steps) { return false }
                 case let .items(items):
                     for item in items {
                         // A missing item counts as one empty value; a repeated one must match every time.
-                        for value in url.queryItems[item.name] ?? [.empty] where !item.pattern.matches(value.text(for: item.pattern)) {
+                        for value in url.queryItems[item.name] ?? [.empty]
+                        where !item.pattern.matches(value.text(for: item.pattern), counting: &steps) {
                             return false
                         }
                     }
                 }
             }
-            if let fragment, !fragment.matches(url.fragment.text(for: fragment)) { return false }
+            if let fragment, !fragment.matches(url.fragment.text(for: fragment), counting: &steps) { return false }
             return true
         }
     }
@@ -127,12 +128,19 @@ public struct AppleMatcher: Sendable {
     /// document order. Empty when no app claims the URL, or when the URL is not an absolute
     /// `http`/`https` URL with a host.
     public func decisions(for url: String) -> [AppleDecision] {
+        var steps = NoMatchSteps()
+        return decisions(for: url, counting: &steps)
+    }
+
+    /// `decisions(for:)`, adding the matching work to `steps` (tests prove with it that the work
+    /// is linear in the URL, `AppleMatcherTests`).
+    func decisions(for url: String, counting steps: inout some MatchStepCounter) -> [AppleDecision] {
         guard let target = TargetURL(url) else { return [] }
         var decided: Set<String> = []
         var decisions: [AppleDecision] = []
         for entry in entries {
             guard entry.appIDs.contains(where: { !decided.contains($0) }),
-                let rule = entry.rules.first(where: { $0.matches(target) })
+                let rule = entry.rules.first(where: { $0.matches(target, counting: &steps) })
             else { continue }
             for appID in entry.appIDs where decided.insert(appID).inserted {
                 decisions.append(

@@ -21,6 +21,14 @@ public func splitOnce(_ bytes: [UInt8]) -> ([UInt8], [UInt8]) {
 
 public func text(_ bytes: some Collection<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
 
+/// True for one input in `n`, chosen by a hash (FNV-1a) of its bytes, so the same input is always
+/// chosen or never and a crash file reproduces. For a check that costs several times the rest of
+/// an execution: the fuzzer still reaches every input's code, and one input in `n` of the
+/// millions it runs also goes through the check.
+public func sampled(_ bytes: [UInt8], oneIn n: UInt32) -> Bool {
+    bytes.reduce(UInt32(2166136261)) { ($0 ^ UInt32($1)) &* 16777619 } % n == 0
+}
+
 /// A violated property: print what and with which input, then abort so libFuzzer saves the input
 /// as a crash file.
 public func fuzzFail(_ message: String, _ file: StaticString = #fileID, _ line: UInt = #line) -> Never {

@@ -38,10 +38,12 @@ public func requestFacts(fromRaw bytes: [UInt8], peerAddress: String) -> Request
     return facts
 }
 
+/// RFC 9110 `tchar`, built once (not per response).
+private let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+
 /// A response header that would split the response or break the head: CR, LF or NUL in a value,
 /// or a name that is not an RFC 9110 token. Nil when every header is well-formed.
 public func malformedHeader(_ headers: [(String, String)]) -> String? {
-    let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
     for (name, value) in headers {
         if name.isEmpty || !name.utf8.allSatisfy(tchar.contains) { return "header name \(name.debugDescription)" }
         if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) { return "\(name): \(value.debugDescription)" }

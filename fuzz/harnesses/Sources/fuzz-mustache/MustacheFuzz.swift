@@ -1,7 +1,9 @@
 // The Mustache engine on arbitrary templates and values, in both modes (the spec's, and the
 // contextual HTML escaping of the landing pages). Input: `template \0 partial \0 json-value`;
 // the partial is available as `{{>p}}` (and may include itself). Properties: a template that
-// compiles renders any value; rendering is deterministic; in HTML mode a plain string value never
+// compiles renders any value; rendering is deterministic (checked for one input in 8, chosen by a
+// hash of its bytes: a second rendering doubles the cost of an execution, and inputs whose partial
+// includes itself render up to 10,000 expansions); in HTML mode a plain string value never
 // reaches the page as markup (no `<` from the value survives unescaped).
 import FuzzSupport
 import LandingPages
@@ -16,10 +18,11 @@ public func fuzzMustache(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let source = text(templateBytes)
     let partials = ["p": text(partialBytes)]
     let value: TemplateValue = (try? JSONValue.parse(valueBytes)).map(TemplateValue.init(json:)) ?? .string(text(valueBytes))
+    let checkDeterminism = sampled(bytes, oneIn: 8)
     for mode in [TemplateMode.spec, .html(allowedSchemes: ["myapp"])] {
         guard let template = try? Template(name: "fuzz", source: source, mode: mode, partials: partials) else { continue }
         let first = template.renderBytes(value)
-        fuzzCheck(first == template.renderBytes(value), "rendering is not deterministic")
+        if checkDeterminism { fuzzCheck(first == template.renderBytes(value), "rendering is not deterministic") }
         if mode != .spec, !templateBytes.contains(UInt8(ascii: "<")), !partialBytes.contains(UInt8(ascii: "<")) {
             // Nothing in the template writes markup, so any '<' would come from a value. (Bytes,
             // not Characters: "<" followed by a combining mark is one Character.)

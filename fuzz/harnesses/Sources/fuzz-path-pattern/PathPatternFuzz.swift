@@ -52,7 +52,7 @@ public func fuzzPathPattern(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
         }
         // The check runs both matchers over every sample URL, ~10x the rest: one input in 8
         // (chosen by a hash of the bytes, so a run reproduces).
-        if bytes.reduce(UInt32(2166136261), { ($0 ^ UInt32($1)) &* 16777619 }) % 8 == 0 {
+        if sampled(bytes, oneIn: 8) {
             let differences = try? InvariantCheck.rawDifferences(site: compiled, aasa: aasa, assetLinks: assetlinks, table: table)
             _ = differences?.map { $0.diagnostic(file: nil).description }
         }
