@@ -88,10 +88,17 @@ public final class LinkStore: Sendable {
         dialect == .postgres ? postgresMigrations[migration.version] ?? migration.sql : migration.sql
     }
 
+    /// The variable that names the SQLite file when the config has no `storage.sqlite`: for a
+    /// config on a read-only mount (systemd's `ProtectSystem=strict` with `StateDirectory=`).
+    public static let databaseVariable = "LINKWELL_DATABASE"
+
     /// The database file a config uses: `storage.sqlite` relative to the config file's
-    /// directory (absolute paths as they are), else `linkwell.db` beside the config file.
-    public static func databasePath(storage: StorageSettings?, configPath: String) -> String {
-        let file = storage?.sqlite ?? "linkwell.db"
+    /// directory (absolute paths as they are), else `$LINKWELL_DATABASE` (the same rules), else
+    /// `linkwell.db` beside the config file.
+    public static func databasePath(
+        storage: StorageSettings?, configPath: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
+        let file = storage?.sqlite ?? environment[databaseVariable].flatMap { $0.isEmpty ? nil : $0 } ?? "linkwell.db"
         if file.hasPrefix("/") { return file }
         let dir = (configPath as NSString).deletingLastPathComponent
         return dir.isEmpty ? file : (dir as NSString).appendingPathComponent(file)

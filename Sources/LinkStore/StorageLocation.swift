@@ -21,7 +21,7 @@ public enum StorageLocation: Sendable, Equatable, CustomStringConvertible {
         storage: StorageSettings?, configPath: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(LinkStoreError) -> StorageLocation {
         guard let conninfo = storage?.postgres else {
-            return .sqlite(path: LinkStore.databasePath(storage: storage, configPath: configPath))
+            return .sqlite(path: LinkStore.databasePath(storage: storage, configPath: configPath, environment: environment))
         }
         if let file = storage?.passwordFile {
             let path = resolve(file, configPath: configPath)

@@ -166,7 +166,22 @@ final class TempDir {
         ("x.db", "config/linkwell.json5", "config/x.db"),
     ])
     func databasePathIsRelativeToTheConfigFile(sqlite: String?, config: String, expected: String) {
-        #expect(LinkStore.databasePath(storage: sqlite.map { StorageSettings(sqlite: $0) }, configPath: config) == expected)
+        #expect(LinkStore.databasePath(storage: sqlite.map { StorageSettings(sqlite: $0) }, configPath: config, environment: [:]) == expected)
+    }
+
+    /// `LINKWELL_DATABASE` (the systemd unit's state directory) stands in for a missing
+    /// `storage.sqlite`, and never overrides one the config names.
+    @Test(arguments: [
+        (nil as String?, "/var/lib/linkwell/linkwell.db", "/var/lib/linkwell/linkwell.db"),
+        (nil, "", "/etc/lw/linkwell.db"),
+        (nil, "state/links.db", "/etc/lw/state/links.db"),
+        ("data/links.db", "/var/lib/linkwell/linkwell.db", "/etc/lw/data/links.db"),
+    ])
+    func databaseVariableStandsInForAMissingSqliteKey(sqlite: String?, variable: String, expected: String) throws {
+        let location = try StorageLocation.of(
+            storage: sqlite.map { StorageSettings(sqlite: $0) }, configPath: "/etc/lw/linkwell.json5",
+            environment: [LinkStore.databaseVariable: variable])
+        #expect(location == .sqlite(path: expected))
     }
 
     @Test func storageBlockIsRead() throws {
