@@ -358,10 +358,19 @@ def one_round(server, path, headers, conns, keepalive, duration, threads):
     r["peak_rss_kb"] = server.rss_kb("VmHWM")
     r["max_rss_during_kb"] = max(rss)
     if server.log_file:
-        # What logging wrote: proves every request was logged and shows its size.
-        time.sleep(0.2)
-        with open(server.log_file, "rb") as f:
-            data = f.read()
+        # What logging wrote: proves every request was logged and shows its size. Linkwell's
+        # log is buffered per thread and flushed by size and at least once a second, so read
+        # until every request is there or the count has stood still for a flush interval.
+        deadline, last, still_since = time.monotonic() + 3.0, -1, time.monotonic()
+        while True:
+            time.sleep(0.2)
+            with open(server.log_file, "rb") as f:
+                data = f.read()
+            lines, now = data.count(b"\n"), time.monotonic()
+            if lines != last:
+                last, still_since = lines, now
+            if lines >= r["requests"] or now - still_since > 1.2 or now > deadline:
+                break
         r["log_bytes"] = len(data)
         r["log_lines"] = data.count(b"\n")
         r["log_lines_per_req"] = round(r["log_lines"] / r["requests"], 3) if r["requests"] else None
