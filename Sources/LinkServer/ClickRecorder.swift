@@ -103,8 +103,6 @@ public final class ClickRecorder: Sendable {
     struct RouteKey: Hashable {
         var site: String
         var route: String
-        var platform: ClickPlatform
-        var outcome: ClickOutcome
     }
 
     struct LinkKey: Hashable {
@@ -113,16 +111,22 @@ public final class ClickRecorder: Sendable {
     }
 
     struct MetricTotals {
-        var routes: [RouteKey: Int] = [:]
+        /// Per site and route: clicks by ``ClickEvent/platformOutcome(_:)`` (one dictionary
+        /// lookup per key, not one per combination: a flush of 100,000 keys adds them all).
+        var routes: [RouteKey: [Int]] = [:]
         var links: [LinkKey: Int] = [:]
         var flushes = 0
         var failedFlushes = 0
         var pendingOverflow = 0
 
         mutating func add(_ key: ClickCounter.Key, _ entry: ClickCounter.Entry, maxLinks: Int) {
-            for (slot, count) in entry.counts {
-                let d = ClickEvent.dimensions(slot)
-                routes[RouteKey(site: key.site, route: key.route, platform: d.platform, outcome: d.outcome), default: 0] += count
+            let routeKey = RouteKey(site: key.site, route: key.route)
+            let i = routes.index(forKey: routeKey) ?? {
+                routes[routeKey] = Array(repeating: 0, count: ClickEvent.platformCount * ClickEvent.outcomeCount)
+                return routes.index(forKey: routeKey)!
+            }()
+            for s in entry.slots {
+                routes.values[i][ClickEvent.platformOutcome(Int(s >> 56))] += Int(s & ClickCounter.Entry.countMask)
             }
             guard !key.code.isEmpty else { return }
             var link = LinkKey(site: key.site, code: key.code)
@@ -278,13 +282,16 @@ public final class ClickRecorder: Sendable {
         }
         for (k, e) in ordered {
             var row = ClickCountRow(day: k.day, site: k.site, code: k.code, route: k.route)
-            for (slot, count) in e.counts {
-                let d = ClickEvent.dimensions(slot)
-                row.add(ClickEvent(site: k.site, platform: d.platform, outcome: d.outcome, inAppBrowser: d.inApp, crawler: d.crawler), count: count)
+            for s in e.slots {
+                let count = Int(s & ClickCounter.Entry.countMask)
+                row.add(slot: Int(s >> 56), count: count)
                 clicks += count
             }
             rows.append(row)
-            for r in e.referrers {
+            // Clicks without a referrer get no row: the report counts them as the key's clicks
+            // not in any referrer row (the most common referrer — QR codes, apps, e-mail — and a
+            // fifth of the rows a flush wrote).
+            for r in e.referrers where r.host != ReferrerHost.none {
                 referrers.append(ReferrerCountRow(day: k.day, site: k.site, code: k.code, route: k.route, referrer: r.host, count: r.count))
             }
         }
@@ -309,9 +316,12 @@ public final class ClickRecorder: Sendable {
         var out = ""
         out += "# HELP linkwell_clicks_total Clicks (route pages, short links, not-found; GET only) by site, route, platform and outcome since the server started.\n"
         out += "# TYPE linkwell_clicks_total counter\n"
-        let routes = t.routes.sorted { ($0.key.site, $0.key.route, $0.key.platform.rawValue, $0.key.outcome.rawValue) < ($1.key.site, $1.key.route, $1.key.platform.rawValue, $1.key.outcome.rawValue) }
-        for (k, n) in routes {
-            out += "linkwell_clicks_total{site=\"\(Metrics.label(k.site))\",route=\"\(Metrics.label(k.route))\",platform=\"\(k.platform.name)\",outcome=\"\(k.outcome.name)\"} \(n)\n"
+        // In (site, route, platform, outcome) order; combinations never seen are left out.
+        for (k, counts) in t.routes.sorted(by: { ($0.key.site, $0.key.route) < ($1.key.site, $1.key.route) }) {
+            for (po, n) in counts.enumerated() where n > 0 {
+                let platform = ClickPlatform(rawValue: po / ClickEvent.outcomeCount)!, outcome = ClickOutcome(rawValue: po % ClickEvent.outcomeCount)!
+                out += "linkwell_clicks_total{site=\"\(Metrics.label(k.site))\",route=\"\(Metrics.label(k.route))\",platform=\"\(platform.name)\",outcome=\"\(outcome.name)\"} \(n)\n"
+            }
         }
         out += "# HELP linkwell_link_clicks_total Clicks of the storage.clicks.metricsTopLinks most clicked short links since the server started (the set can change; 'linkwell stats' has every link).\n"
         out += "# TYPE linkwell_link_clicks_total counter\n"

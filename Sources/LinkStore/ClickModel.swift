@@ -60,18 +60,25 @@ public struct ClickEvent: Sendable, Equatable {
 
     /// The combination's index among the 4 × 5 × 2 × 2 counted ones.
     public var slot: Int {
-        ((platform.rawValue * ClickOutcome.allCases.count + outcome.rawValue) * 2 + (inAppBrowser ? 1 : 0)) * 2 + (crawler ? 1 : 0)
+        ((platform.rawValue * Self.outcomeCount + outcome.rawValue) * 2 + (inAppBrowser ? 1 : 0)) * 2 + (crawler ? 1 : 0)
     }
 
-    public static let slotCount = ClickPlatform.allCases.count * ClickOutcome.allCases.count * 4
+    /// `allCases.count`, computed once (`allCases` builds a new array at every use, and the flush
+    /// asks for every slot of every key).
+    public static let platformCount = ClickPlatform.allCases.count
+    public static let outcomeCount = ClickOutcome.allCases.count
+    public static let slotCount = platformCount * outcomeCount * 4
 
     /// The dimensions of a slot.
     public static func dimensions(_ slot: Int) -> (platform: ClickPlatform, outcome: ClickOutcome, inApp: Bool, crawler: Bool) {
         let crawler = slot & 1 == 1
         let inApp = (slot >> 1) & 1 == 1
         let po = slot >> 2
-        return (ClickPlatform(rawValue: po / ClickOutcome.allCases.count)!, ClickOutcome(rawValue: po % ClickOutcome.allCases.count)!, inApp, crawler)
+        return (ClickPlatform(rawValue: po / outcomeCount)!, ClickOutcome(rawValue: po % outcomeCount)!, inApp, crawler)
     }
+
+    /// A slot's platform × outcome index (`platform * outcomeCount + outcome`), 0..<20.
+    @inline(__always) public static func platformOutcome(_ slot: Int) -> Int { slot >> 2 }
 }
 
 /// UTC days as yyyymmdd (20261201): readable in the database, ordered like the days, and the

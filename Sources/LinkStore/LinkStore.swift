@@ -77,6 +77,7 @@ public final class LinkStore: Sendable {
                 BEGIN UPDATE links_revision SET revision = revision + 1 WHERE id = 1; END;
             """
         ),
+        (7, "click tables keyed by their primary key", LinkStore.clickTablesWithoutRowid),
     ]
 
     /// The schema version this build writes.

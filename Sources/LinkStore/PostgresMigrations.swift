@@ -7,6 +7,8 @@
 //   PostgreSQL gets `BIGINT` (in SQLite both are the same INTEGER affinity).
 // - v6's triggers: PostgreSQL's syntax (a function, FOR EACH STATEMENT), and they also
 //   `NOTIFY linkwell_links` so the other instances' listeners refresh at once.
+// - v7 rebuilds SQLite's click tables `WITHOUT ROWID` (a SQLite layout): on PostgreSQL it only
+//   records the version.
 // v1/v2 are therefore the SQLite texts with exactly these two rewrites (DatabaseTests checks
 // that they apply and leave nothing SQLite-only; tests/live/test_postgres.py the resulting
 // columns on a real server).
@@ -31,6 +33,7 @@ extension LinkStore {
             CREATE TRIGGER links_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON links
                 FOR EACH STATEMENT EXECUTE FUNCTION linkwell_links_changed();
             """,
+        7: "COMMENT ON TABLE clicks_daily IS 'click counts per link, route and UTC day (linkwell)';",
     ]
 
     /// Migration `version`'s SQLite text with `WITHOUT ROWID` left out and INTEGER as BIGINT.

@@ -81,6 +81,25 @@ import Testing
         #expect(r.days == [ClickReport.Count(name: "2026-12-01", clicks: 9)])
     }
 
+    /// The flush writes no row for clicks without a referrer: the report counts them as "" —
+    /// per filter, in days and in months — next to "" rows an older version wrote.
+    @Test func clicksWithoutAReferrerRowCountAsNoReferrer() throws {
+        let dir = try TempDir()
+        let store = try LinkStore(path: dir.path("n.db"))
+        try store.addClicks([Self.row(20261201, 10, code: "a"), Self.row(20261201, 6, code: "b"), Self.row(20261202, 5, code: "a")],
+                            referrers: [Self.ref(20261201, code: "a", "t.co", 3), Self.ref(20261202, code: "a", "", 2), Self.ref(20261202, code: "a", "t.co", 1)])
+        func referrers(_ q: ClickQuery) throws -> [String: Int] {
+            Dictionary(uniqueKeysWithValues: try store.clickReport(q).referrers.map { ($0.name, $0.clicks) })
+        }
+        #expect(try referrers(ClickQuery()) == ["": 17, "t.co": 4])
+        #expect(try referrers(ClickQuery(code: "b")) == ["": 6])
+        #expect(try referrers(ClickQuery(code: "a", since: 20261202)) == ["": 4, "t.co": 1])
+        try store.maintainClicks(today: 20270301, retentionDays: 30, referrersPerDay: 10)  // all into December
+        #expect(try store.clickReport(ClickQuery()).days.isEmpty)
+        #expect(try referrers(ClickQuery()) == ["": 17, "t.co": 4])
+        #expect(try referrers(ClickQuery(code: "a")) == ["": 11, "t.co": 4])
+    }
+
     @Test func batchesLargerThanOneStatement() throws {
         let dir = try TempDir()
         let store = try LinkStore(path: dir.path("big.db"))
