@@ -39,9 +39,9 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         // Preview cards: SVG → PNG (librsvg draws, cairo encodes; Pango and fontconfig pick the fonts).
+        // librsvg2-2 is loaded at the first card (dlopen), not linked (Sources/CRsvg/shim.h).
         .systemLibrary(
             name: "CRsvg",
-            pkgConfig: "librsvg-2.0",
             providers: [.apt(["librsvg2-dev"])]
         ),
         // Short links: Debian libsqlite3-dev.
@@ -50,10 +50,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // Short links with several instances on one database: Debian libpq-dev.
+        // Short links with several instances on one database: Debian libpq-dev's header; libpq5 is
+        // loaded at the first PostgreSQL connection (dlopen), not linked (Sources/CPostgres/shim.h).
         .systemLibrary(
             name: "CPostgres",
-            pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
         // Short links: the model, the SQLite and PostgreSQL stores, code generation and collision checks. No server code.

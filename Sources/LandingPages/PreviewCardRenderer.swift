@@ -141,31 +141,35 @@ public enum PreviewCardRenderer {
 
     /// The SVG drawn at 1200×630 and encoded as PNG; nil (with librsvg's message) on failure.
     public static func png(svg: String) -> Result<[UInt8], PreviewCardError> {
+        if let why = linkwell_rsvg_load_error() {
+            return .failure(PreviewCardError(
+                "librsvg cannot be loaded (\(String(cString: why))): preview cards need it. Install it: apt-get install -y librsvg2-2 fonts-dejavu-core (the container image has both), or give the route a preview image."))
+        }
         var error: UnsafeMutablePointer<GError>?
         let source = Array(svg.utf8)
-        let handle = source.withUnsafeBufferPointer { rsvg_handle_new_from_data($0.baseAddress, gsize($0.count), &error) }
+        let handle = source.withUnsafeBufferPointer { lw_rsvg_handle_new_from_data($0.baseAddress, gsize($0.count), &error) }
         guard let handle else { return .failure(PreviewCardError(take(&error) ?? "librsvg cannot read the card's SVG")) }
-        defer { g_object_unref(handle) }
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(PreviewCard.width), Int32(PreviewCard.height)) else {
+        defer { lw_g_object_unref(handle) }
+        guard let surface = lw_cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(PreviewCard.width), Int32(PreviewCard.height)) else {
             return .failure(PreviewCardError("cairo cannot make a surface"))
         }
-        defer { cairo_surface_destroy(surface) }
-        guard let cr = cairo_create(surface) else { return .failure(PreviewCardError("cairo cannot draw")) }
-        defer { cairo_destroy(cr) }
+        defer { lw_cairo_surface_destroy(surface) }
+        guard let cr = lw_cairo_create(surface) else { return .failure(PreviewCardError("cairo cannot draw")) }
+        defer { lw_cairo_destroy(cr) }
         var viewport = RsvgRectangle(x: 0, y: 0, width: Double(PreviewCard.width), height: Double(PreviewCard.height))
-        guard rsvg_handle_render_document(handle, cr, &viewport, &error) != 0 else {
+        guard lw_rsvg_handle_render_document(handle, cr, &viewport, &error) != 0 else {
             return .failure(PreviewCardError(take(&error) ?? "librsvg cannot draw the card"))
         }
-        cairo_surface_flush(surface)
+        lw_cairo_surface_flush(surface)
         let sink = Sink()
-        let status = cairo_surface_write_to_png_stream(surface, writePNG, Unmanaged.passUnretained(sink).toOpaque())
+        let status = lw_cairo_surface_write_to_png_stream(surface, writePNG, Unmanaged.passUnretained(sink).toOpaque())
         guard status == CAIRO_STATUS_SUCCESS else { return .failure(PreviewCardError("cairo cannot encode the PNG (status \(status.rawValue))")) }
         return .success(sink.bytes)
     }
 
     static func take(_ error: inout UnsafeMutablePointer<GError>?) -> String? {
         guard let e = error else { return nil }
-        defer { g_error_free(e); error = nil }
+        defer { lw_g_error_free(e); error = nil }
         return e.pointee.message.map { String(cString: $0) }
     }
 }

@@ -20,6 +20,7 @@ final class PostgresConnection: DatabaseConnection {
     /// `host=… dbname=…`); `password` (from a file or the environment, see
     /// `StorageLocation`) is passed beside it, never inside a string that is shown.
     init(conninfo: String, password: String? = nil, connectTimeoutSeconds: Int = 5) throws(LinkStoreError) {
+        try PostgresConnection.requireLibrary()
         location = PostgresConnection.redacted(conninfo)
         options = (PostgresConnection.parse(conninfo) ?? [:]).filter { $0.key != "password" }
         var keys = ["dbname", "fallback_application_name", "connect_timeout"]
@@ -29,9 +30,9 @@ final class PostgresConnection: DatabaseConnection {
             values.append(password)
         }
         conn = PostgresConnection.connect(keys: keys, values: values)
-        guard let conn, PQstatus(conn) == CONNECTION_OK else {
-            let message = conn.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
-            PQfinish(conn)
+        guard let conn, lw_PQstatus(conn) == CONNECTION_OK else {
+            let message = conn.map { String(cString: lw_PQerrorMessage($0)) } ?? "out of memory"
+            lw_PQfinish(conn)
             self.conn = nil
             throw PostgresConnection.connectError(message, location: location, options: options)
         }
@@ -40,7 +41,7 @@ final class PostgresConnection: DatabaseConnection {
         try exec("SET client_min_messages = warning")
     }
 
-    deinit { PQfinish(conn) }
+    deinit { lw_PQfinish(conn) }
 
     private static func connect(keys: [String], values: [String]) -> OpaquePointer? {
         let k = keys.map { strdup($0) }
@@ -49,7 +50,7 @@ final class PostgresConnection: DatabaseConnection {
         var kp: [UnsafePointer<CChar>?] = k.map { UnsafePointer($0) } + [nil]
         var vp: [UnsafePointer<CChar>?] = v.map { UnsafePointer($0) } + [nil]
         return kp.withUnsafeMutableBufferPointer { kb in
-            vp.withUnsafeMutableBufferPointer { vb in PQconnectdbParams(kb.baseAddress, vb.baseAddress, 1) }
+            vp.withUnsafeMutableBufferPointer { vb in lw_PQconnectdbParams(kb.baseAddress, vb.baseAddress, 1) }
         }
     }
 
@@ -69,17 +70,28 @@ final class PostgresConnection: DatabaseConnection {
         (try? parseOrExplain(conninfo).get())
     }
 
+    /// libpq is loaded at the first PostgreSQL connection (Sources/CPostgres/shim.h): fails, with
+    /// the fix, when it is not installed.
+    static func requireLibrary() throws(LinkStoreError) {
+        if let why = linkwell_pq_load_error() {
+            throw LinkStoreError(
+                .unavailable,
+                "storage.postgres needs libpq, which cannot be loaded (\(String(cString: why))). Install it: apt-get install -y libpq5 (the container image has it), or use storage.sqlite.")
+        }
+    }
+
     /// The options of a connection string, or libpq's reason it cannot be read.
     static func parseOrExplain(_ conninfo: String) -> Result<[String: String], LinkStoreError> {
+        do throws(LinkStoreError) { try requireLibrary() } catch { return .failure(error) }
         var err: UnsafeMutablePointer<CChar>?
-        guard let options = PQconninfoParse(conninfo, &err) else {
+        guard let options = lw_PQconninfoParse(conninfo, &err) else {
             let why = err.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "out of memory"
-            PQfreemem(err)
+            lw_PQfreemem(err)
             return .failure(LinkStoreError(
                 .invalid,
                 "storage.postgres is not a libpq connection string (\(why)). Write it as postgresql://USER@HOST:PORT/DBNAME or 'host=HOST port=PORT user=USER dbname=DBNAME'."))
         }
-        defer { PQconninfoFree(options) }
+        defer { lw_PQconninfoFree(options) }
         var out: [String: String] = [:]
         var p = options
         while let key = p.pointee.keyword {
@@ -133,18 +145,18 @@ final class PostgresConnection: DatabaseConnection {
     /// A lost connection (the server restarted) is opened again before the next statement.
     private func ensureConnected() throws(LinkStoreError) {
         guard let conn else { throw LinkStoreError(.unavailable, "the PostgreSQL connection to \(location) is closed") }
-        if PQstatus(conn) == CONNECTION_OK { return }
-        PQreset(conn)
-        guard PQstatus(conn) == CONNECTION_OK else {
-            throw PostgresConnection.connectError(String(cString: PQerrorMessage(conn)), location: location, options: options)
+        if lw_PQstatus(conn) == CONNECTION_OK { return }
+        lw_PQreset(conn)
+        guard lw_PQstatus(conn) == CONNECTION_OK else {
+            throw PostgresConnection.connectError(String(cString: lw_PQerrorMessage(conn)), location: location, options: options)
         }
     }
 
     func exec(_ sql: String) throws(LinkStoreError) {
         try ensureConnected()
-        let result = PQexec(conn, sql)
-        defer { PQclear(result) }
-        let status = PQresultStatus(result)
+        let result = lw_PQexec(conn, sql)
+        defer { lw_PQclear(result) }
+        let status = lw_PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw error(result) }
     }
 
@@ -161,21 +173,21 @@ final class PostgresConnection: DatabaseConnection {
         defer { texts.forEach { free($0) } }
         var params: [UnsafePointer<CChar>?] = texts.map { $0.map { UnsafePointer($0) } }
         let sent = params.withUnsafeMutableBufferPointer { p in
-            PQsendQueryParams(conn, translated, Int32(bindings.count), nil, p.baseAddress, nil, nil, 0)
+            lw_PQsendQueryParams(conn, translated, Int32(bindings.count), nil, p.baseAddress, nil, nil, 0)
         }
         guard sent == 1 else { throw error(nil) }
-        PQsetSingleRowMode(conn)
+        lw_PQsetSingleRowMode(conn)
         // Every result must be read (and cleared) before the next statement, even after a
         // failure in `row`.
         var failure: LinkStoreError?
-        while let result = PQgetResult(conn) {
-            defer { PQclear(result) }
+        while let result = lw_PQgetResult(conn) {
+            defer { lw_PQclear(result) }
             if failure != nil { continue }
-            switch PQresultStatus(result) {
+            switch lw_PQresultStatus(result) {
             case PGRES_SINGLE_TUPLE:
                 do throws(LinkStoreError) { try row(SQLRow(source: .postgres(result, 0))) } catch { failure = error }
             case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
-                lastChanges = Int(String(cString: PQcmdTuples(result))) ?? 0
+                lastChanges = Int(String(cString: lw_PQcmdTuples(result))) ?? 0
             default:
                 failure = error(result)
             }
@@ -186,16 +198,16 @@ final class PostgresConnection: DatabaseConnection {
     var changes: Int { lastChanges }
 
     static func columnText(_ result: OpaquePointer, _ row: Int32, _ i: Int32) -> String? {
-        guard PQgetisnull(result, row, i) == 0, let p = PQgetvalue(result, row, i) else { return nil }
+        guard lw_PQgetisnull(result, row, i) == 0, let p = lw_PQgetvalue(result, row, i) else { return nil }
         return String(cString: p)
     }
 
     static func columnIsNull(_ result: OpaquePointer, _ row: Int32, _ i: Int32) -> Bool {
-        PQgetisnull(result, row, i) != 0
+        lw_PQgetisnull(result, row, i) != 0
     }
 
     static func columnInteger(_ result: OpaquePointer, _ row: Int32, _ i: Int32) -> Int64? {
-        guard PQgetisnull(result, row, i) == 0, let p = PQgetvalue(result, row, i) else { return nil }
+        guard lw_PQgetisnull(result, row, i) == 0, let p = lw_PQgetvalue(result, row, i) else { return nil }
         switch p.pointee {
         case CChar(UInt8(ascii: "t")): return 1  // a boolean column
         case CChar(UInt8(ascii: "f")): return 0
@@ -213,7 +225,7 @@ final class PostgresConnection: DatabaseConnection {
     /// Waits up to `milliseconds` for notifications; returns how many arrived (0 on timeout).
     /// Throws when the connection is lost (the caller reconnects).
     func waitForNotifications(milliseconds: Int32) throws(LinkStoreError) -> Int {
-        guard let conn, PQstatus(conn) == CONNECTION_OK else {
+        guard let conn, lw_PQstatus(conn) == CONNECTION_OK else {
             throw LinkStoreError(.unavailable, "lost the PostgreSQL connection to \(location)")
         }
         var count = drainNotifications()
@@ -221,9 +233,9 @@ final class PostgresConnection: DatabaseConnection {
         let ready = linkwell_pq_wait_readable(conn, milliseconds)
         if ready < 0 { throw LinkStoreError(.unavailable, "lost the PostgreSQL connection to \(location)") }
         if ready == 0 { return 0 }
-        guard PQconsumeInput(conn) == 1, PQstatus(conn) == CONNECTION_OK else {
+        guard lw_PQconsumeInput(conn) == 1, lw_PQstatus(conn) == CONNECTION_OK else {
             throw LinkStoreError(
-                .unavailable, "lost the PostgreSQL connection to \(location) (\(String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)))")
+                .unavailable, "lost the PostgreSQL connection to \(location) (\(String(cString: lw_PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)))")
         }
         count = drainNotifications()
         return count
@@ -231,8 +243,8 @@ final class PostgresConnection: DatabaseConnection {
 
     private func drainNotifications() -> Int {
         var n = 0
-        while let note = PQnotifies(conn) {
-            PQfreemem(note)
+        while let note = lw_PQnotifies(conn) {
+            lw_PQfreemem(note)
             n += 1
         }
         return n
@@ -241,12 +253,12 @@ final class PostgresConnection: DatabaseConnection {
     // MARK: Errors
 
     func error(_ result: OpaquePointer?) -> LinkStoreError {
-        let message = (result.flatMap { PQresultErrorMessage($0) }.map { String(cString: $0) }).flatMap { $0.isEmpty ? nil : $0 }
-            ?? String(cString: PQerrorMessage(conn))
+        let message = (result.flatMap { lw_PQresultErrorMessage($0) }.map { String(cString: $0) }).flatMap { $0.isEmpty ? nil : $0 }
+            ?? String(cString: lw_PQerrorMessage(conn))
         let text = PostgresConnection.oneLine(message)
-        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
+        let state = result.flatMap { lw_PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
         // 57P01–57P03: the server is shutting down, crashed or starting; 08…: connection errors.
-        if PQstatus(conn) != CONNECTION_OK || state.hasPrefix("57P") || state.hasPrefix("08") {
+        if lw_PQstatus(conn) != CONNECTION_OK || state.hasPrefix("57P") || state.hasPrefix("08") {
             return LinkStoreError(
                 .unavailable,
                 "lost the connection to PostgreSQL at \(location) (\(text)). Check that the server is running ('pg_isready'); linkwell reconnects on the next statement.")
