@@ -46,11 +46,13 @@ ENDPOINTS = [
     ("revalidate304", "/.well-known/apple-app-site-association", 304),
     # A short link whose target is the landing endpoint's URL (docs/short-links.md: at most 10 % more).
     ("shortlink", "/bench1", 200),
+    # The same target with every override a page shows (preview, all fallbacks, campaign tags).
+    ("shortlink-override", "/bench2", 200),
 ]
 COPIED = [("aasa", "/.well-known/apple-app-site-association", 200), ("assetlinks", "/.well-known/assetlinks.json", 200),
           ("landing", "/post/123", 200), ("notfound", "/does/not/exist", 404)]
 # nginx has no short links: these endpoints are Linkwell's alone (left out of nginx's warm-up and runs).
-LINKWELL_ONLY = {"shortlink"}
+LINKWELL_ONLY = {"shortlink", "shortlink-override"}
 
 
 def log(*a):
@@ -234,15 +236,36 @@ def keep(a, path):
         os.remove(path)
 
 
+# /bench2: --short-link-target with a preview, every fallback and campaign tags (a link file's fields).
+OVERRIDE_LINK = {
+    "code": "bench2", "previewTitle": "Spring sale: 50 % off <today>", "previewDescription": "Every post, half price — \"today\" only",
+    "previewImage": "https://cdn.example.com/sale.png", "iosFallback": "https://www.example.com/ios",
+    "ipfl": "https://www.example.com/ipad", "androidFallback": "https://www.example.com/android",
+    "desktopFallback": "https://www.example.com/desktop", "utm_source": "newsletter", "utm_medium": "email",
+    "utm_campaign": "spring-sale", "utm_term": "posts", "utm_content": "top-banner", "ct": "spring", "mt": "8",
+}
+
+
 def with_short_link(a, tmp):
     """A copy of the config (in `tmp`, so its link database is beside it and nothing is written
-    under the repository) with the short link /bench1 → --short-link-target."""
+    under the repository) with the short links /bench1 → --short-link-target and /bench2 → the
+    same with OVERRIDE_LINK's overrides."""
     config = os.path.join(tmp, "bench-config" + os.path.splitext(a.config)[1])
     shutil.copy(a.config, config)
     r = subprocess.run([a.linkwell, "links", "add", "--config", config, "--code", "bench1", "--target", a.short_link_target],
                        capture_output=True, text=True, timeout=60)
     if r.returncode != 0:
         raise SystemExit(f"callgrind: could not add the short link: {r.stderr.strip()}")
+    # /bench2 on the site `links add` chose for /bench1.
+    r = subprocess.run([a.linkwell, "links", "show", "bench1", "--config", config, "--json"], capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        raise SystemExit(f"callgrind: could not read back the short link: {r.stderr.strip()}")
+    links = os.path.join(tmp, "bench-links.json")
+    with open(links, "w") as f:
+        json.dump([dict(OVERRIDE_LINK, target=a.short_link_target, site=json.loads(r.stdout)["site"])], f)
+    r = subprocess.run([a.linkwell, "links", "import", links, "--config", config], capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        raise SystemExit(f"callgrind: could not import the override link: {(r.stderr or r.stdout).strip()}")
     return config
 
 

@@ -51,6 +51,8 @@ final class CompiledPageCache: Sendable {
     let locales = BoundedCache<LocaleKey, StringCatalog>(capacity: 4096)
     let pages = BoundedCache<PageVariant, Page>(capacity: 1024)
     let notFound = BoundedCache<NotFoundKey, PreparedResponse>(capacity: 1024)
+    /// Short links with overrides, per link and variant (LinkPageCache.swift).
+    let links = LinkPageCache()
 
     func browser(_ userAgent: String?) -> BrowserFacts {
         guard let userAgent, !userAgent.isEmpty else { return Self.noUserAgent }

@@ -1,5 +1,6 @@
 import LandingPages
 import LinkRouting
+import LinkStore
 import MicroHTTP
 
 /// What a browser gets for a link that matched a route, and for one that did not. The landing
@@ -16,6 +17,11 @@ public protocol PageRenderer: Sendable {
     /// A matched link's whole answer (the page, or the fallback redirect's `Location`) when the
     /// renderer makes it itself; nil: `Responder` decides the fallback and calls `page`.
     func answer(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> PageAnswer?
+    /// A stored short link's whole answer with its overrides, when the renderer makes it itself
+    /// (once per link and variant, LinkPageCache.swift); nil: `Responder` decides with the
+    /// overrides and calls `page(for:…overrides:)`. `generation`: the served link index's
+    /// (`LinkIndex.generation`).
+    func answer(for link: IndexedShortLink, generation: UInt64, site: CompiledSite, request: RequestFacts) -> LinkAnswer?
     /// True when every HTML page `answer` returns already carries `Responder.htmlSecurityHeaders`
     /// (the Responder then does not check its headers on every request).
     var answersCarrySecurityHeaders: Bool { get }
@@ -28,6 +34,17 @@ public enum PageAnswer: Sendable {
     case redirect(String)
 }
 
+/// What `PageRenderer.answer(for link:…)` returns: the answer and how the click counts.
+public struct LinkAnswer: Sendable {
+    public var answer: PageAnswer
+    public var outcome: ClickOutcome
+
+    public init(answer: PageAnswer, outcome: ClickOutcome) {
+        self.answer = answer
+        self.outcome = outcome
+    }
+}
+
 extension PageRenderer {
     /// Renderers that know no overrides serve the route's page.
     public func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts, overrides: LinkOverrides) -> HTTPResponse {
@@ -36,5 +53,6 @@ extension PageRenderer {
 
     public func asset(path: Substring, site: CompiledSite, request: RequestFacts) -> HTTPResponse? { nil }
     public func answer(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> PageAnswer? { nil }
+    public func answer(for link: IndexedShortLink, generation: UInt64, site: CompiledSite, request: RequestFacts) -> LinkAnswer? { nil }
     public var answersCarrySecurityHeaders: Bool { false }
 }

@@ -9,14 +9,7 @@ extension ClickEvent {
     /// the fallback decision's redirect — a link's forced redirect (FDL `efr`) counts as `redirect`,
     /// a link's own fallback as `web`.
     init(decision: FallbackDecision, forcedRedirect: Bool = false, browser: BrowserFacts, userAgent: String?, site: String, route: String) {
-        let outcome: ClickOutcome
-        switch decision {
-        case .landing: outcome = .appPage
-        case .redirect where forcedRedirect: outcome = .redirect
-        case .redirect(.web, _, _): outcome = .web
-        case .redirect: outcome = .store
-        }
-        self.init(browser: browser, userAgent: userAgent, site: site, route: route, outcome: outcome)
+        self.init(browser: browser, userAgent: userAgent, site: site, route: route, outcome: ClickOutcome(decision: decision, forcedRedirect: forcedRedirect))
     }
 
     /// A short link's own redirect, or a not-found (`outcome` .redirect / .notFound).
@@ -42,6 +35,16 @@ extension ClickEvent {
 }
 
 extension ClickOutcome {
+    /// A decision's outcome (see `ClickEvent(decision:…)`).
+    init(decision: FallbackDecision, forcedRedirect: Bool) {
+        switch decision {
+        case .landing: self = .appPage
+        case .redirect where forcedRedirect: self = .redirect
+        case .redirect(.web, _, _): self = .web
+        case .redirect: self = .store
+        }
+    }
+
     /// A compiled page's redirect (no decision at hand): a store (the App Store or Google Play
     /// links LandingLinks builds) or the route's web page.
     init(redirectTo location: String) {

@@ -108,7 +108,7 @@ public enum Responder {
             return result(asset.respond(ifNoneMatch: facts.ifNoneMatch), .staticAsset, site: site.name)
         }
 
-        func answer(_ match: LinkMatch, _ overrides: LinkOverrides? = nil) -> ResponderResult {
+        func answer(_ match: LinkMatch, _ overrides: LinkOverrides? = nil, stored: IndexedShortLink? = nil, generation: UInt64 = 0) -> ResponderResult {
             // The compiled page is the route's own; a link that overrides nothing gets it too.
             if overridesNothing(overrides) {
                 switch snapshot.renderer.answer(for: match, site: compiled, request: facts) {
@@ -124,6 +124,18 @@ public enum Responder {
                 case nil:
                     break
                 }
+            } else if let stored, let made = snapshot.renderer.answer(for: stored, generation: generation, site: compiled, request: facts) {
+                // A stored link with overrides: its own answer, made once per variant.
+                var answer: ResponderResult
+                switch made.answer {
+                case let .page(page):
+                    answer = result(page, .page, site: site.name, route: match.route)
+                    answer.secured = snapshot.renderer.answersCarrySecurityHeaders
+                case let .redirect(location):
+                    answer = result(redirect(location, varies: true), .redirect, site: site.name, route: match.route)
+                }
+                answer.click = ClickEvent(userAgent: facts.userAgent, site: site.name, route: match.route, outcome: made.outcome)
+                return answer
             }
             let links = LandingLinks(table: snapshot.table, site: compiled, match: match).overridden(by: overrides)
             let browser = BrowserFacts(userAgent: facts.userAgent)
@@ -151,15 +163,15 @@ public enum Responder {
         let prefix = compiled.config.shortLinks?.effectivePrefix ?? "/"
         // An FDL long link (`/?link=…`, or at the prefix): like a short link made of its parameters.
         if isLongLink(path, prefix: prefix, query: facts.rawQuery) {
-            return longLink(snapshot, site: compiled, facts: facts, answer: answer, redirect: redirectTo) { status, body in
+            return longLink(snapshot, site: compiled, facts: facts, answer: { answer($0, $1) }, redirect: redirectTo) { status, body in
                 result(.dynamic(status: status, headers: LandingRenderer.pageHeaders, body: body), status == 200 ? .page : .error, site: site.name)
             }
         }
         let resolution = snapshot.table.resolve(site: compiled, path: String(path), query: facts.rawQuery.map(String.init), fragment: nil)
         if case let .matched(match) = resolution { return answer(match) }
         // A short link `{prefix}{code}`: answered as its target would be, with its overrides (from the snapshot's index).
-        if let code = shortLinkCode(path, prefix: prefix), let short = snapshot.links.lookup(site: compiled.name, code: code),
-           var answered = shortLink(short, facts: facts, answer: answer, redirect: redirectTo) {
+        if let code = shortLinkCode(path, prefix: prefix), case let links = snapshot.links, let short = links.lookup(site: compiled.name, code: code),
+           var answered = shortLink(short, facts: facts, answer: { answer($0, $1, stored: short, generation: links.generation) }, redirect: redirectTo) {
             answered.click?.code = short.link.code
             return answered
         }

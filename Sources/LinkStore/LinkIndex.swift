@@ -11,6 +11,7 @@
 
 import Foundation
 import LinkRouting
+import Synchronization
 
 /// A stored link with its target resolved against the route table it was indexed with.
 public struct IndexedShortLink: Sendable, Equatable {
@@ -29,6 +30,9 @@ public struct LinkIndex: Sendable {
     public var table: RouteTable? { tableRef?.table }
     /// How many enabled links are indexed (those in `skipped` among them).
     public var count: Int { storage.count }
+    /// Different for every index built in this process (the same for its `bound` copies): what
+    /// a cache of link pages is released by when the served index changes.
+    public var generation: UInt64 { storage.generation }
 
     /// An index with no links.
     public static let empty = LinkIndex(links: [], table: nil)
@@ -140,7 +144,9 @@ public struct LinkIndex: Sendable {
         /// Open addressing, linear probing: record position + 1, 0 = empty. Load ≤ 1/2.
         let slots: [UInt32]
         let count: Int
+        let generation = Storage.generations.add(1, ordering: .relaxed).newValue
         private let mask: Int
+        private static let generations = Atomic<UInt64>(0)
 
         init(records: RecordChunks, sites: [String], siteIndex: [String: UInt16], positions: [UInt32]) {
             self.records = records
