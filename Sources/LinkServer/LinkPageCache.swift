@@ -135,7 +135,7 @@ extension LandingPageRenderer {
         let key = LinkPageCache.Key(site: site.index, code: link.link.code, platform: browser.facts.platform, crawler: browser.facts.crawler != nil,
                                     inAppBrowser: browser.facts.crawler == nil ? browser.facts.inAppBrowser : nil, locale: catalog.tag,
                                     iPad: browser.iPad)
-        return cache.answer(key, link: link, generation: generation) {
+        var made = cache.answer(key, link: link, generation: generation) {
             // What Responder's override path does, once.
             let overrides = LinkOverrides(link.link)
             let links = LandingLinks(table: landing.table, site: site, match: match).overridden(by: overrides)
@@ -146,5 +146,8 @@ extension LandingPageRenderer {
                                     overrides: overrides, iPad: browser.iPad)
             return LinkAnswer(answer: .page(.prepared(PreparedResponse(status: page.status, headers: page.headers, body: page.body))), outcome: outcome)
         }
+        // This request's (the cached answer is the variant's).
+        made.browser = browser.facts
+        return made
     }
 }

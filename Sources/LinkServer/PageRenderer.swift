@@ -38,10 +38,13 @@ public enum PageAnswer: Sendable {
 public struct LinkAnswer: Sendable {
     public var answer: PageAnswer
     public var outcome: ClickOutcome
+    /// The request's browser facts, when the renderer read them (the click is counted by them).
+    public var browser: BrowserFacts?
 
-    public init(answer: PageAnswer, outcome: ClickOutcome) {
+    public init(answer: PageAnswer, outcome: ClickOutcome, browser: BrowserFacts? = nil) {
         self.answer = answer
         self.outcome = outcome
+        self.browser = browser
     }
 }
 

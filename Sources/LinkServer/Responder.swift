@@ -134,7 +134,8 @@ public enum Responder {
                 case let .redirect(location):
                     answer = result(redirect(location, varies: true), .redirect, site: site.name, route: match.route)
                 }
-                answer.click = ClickEvent(userAgent: facts.userAgent, site: site.name, route: match.route, outcome: made.outcome)
+                answer.click = ClickEvent(browser: made.browser ?? BrowserFacts(userAgent: facts.userAgent), userAgent: facts.userAgent,
+                                          site: site.name, route: match.route, outcome: made.outcome)
                 return answer
             }
             let links = LandingLinks(table: snapshot.table, site: compiled, match: match).overridden(by: overrides)
@@ -170,7 +171,7 @@ public enum Responder {
         let resolution = snapshot.table.resolve(site: compiled, path: String(path), query: facts.rawQuery.map(String.init), fragment: nil)
         if case let .matched(match) = resolution { return answer(match) }
         // A short link `{prefix}{code}`: answered as its target would be, with its overrides (from the snapshot's index).
-        if let code = shortLinkCode(path, prefix: prefix), case let links = snapshot.links, let short = links.lookup(site: compiled.name, code: code),
+        if let code = shortLinkCode(path, prefix: prefix), case let links = snapshot.links, let short = snapshot.resolvedLinks.lookup(links, site: compiled.name, code: code),
            var answered = shortLink(short, facts: facts, answer: { answer($0, $1, stored: short, generation: links.generation) }, redirect: redirectTo) {
             answered.click?.code = short.link.code
             return answered

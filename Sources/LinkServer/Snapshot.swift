@@ -22,6 +22,8 @@ public final class Snapshot: Sendable {
     public var links: LinkIndex { liveLinks.index.bound(to: tableRef) }
     /// Where the served link index lives (LinkRefresher swaps it).
     public let liveLinks: LinkIndexCell
+    /// The short links looked up so far, resolved against `table` (ResolvedLinkCache.swift).
+    let resolvedLinks = ResolvedLinkCache()
     private let tableRef: LinkIndex.TableRef
     public var logQueryStrings: Bool { server.logQueryStrings }
     /// The folder laid over the shipped `public/` tree (nil: the shipped tree alone).

@@ -69,10 +69,18 @@ public struct LinkIndex: Sendable {
     /// The live link with `code` on `site` at `now`, with its target's route match: nil when
     /// there is none, it expired, or it no longer validates. From memory.
     public func lookup(site: String, code: Substring, now: Date = Date()) -> IndexedShortLink? {
+        guard let found = resolved(site: site, code: code), found.link.isLive(at: now) else { return nil }
+        return found
+    }
+
+    /// The link with `code` on `site`, live or not (check `link.isLive`), with its target's route
+    /// match: nil when there is none or it no longer validates. The same for the same index
+    /// (`generation`) and table, so a caller may keep it for those.
+    public func resolved(site: String, code: Substring) -> IndexedShortLink? {
         guard let tableRef, let siteIndex = storage.siteIndex[site],
               let position = storage.find(site: siteIndex, code: code) else { return nil }
         let link = storage.records.link(at: position, site: site)
-        guard link.isLive(at: now), case let .success(resolved) = ShortLinkValidator.resolve(link, table: tableRef.table) else { return nil }
+        guard case let .success(resolved) = ShortLinkValidator.resolve(link, table: tableRef.table) else { return nil }
         return IndexedShortLink(link: link, match: resolved.match)
     }
 

@@ -92,6 +92,8 @@ struct LinkPageCacheTests {
 
     static let userAgents = CompiledPageTests.userAgents + [
         "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Version/17.0 Mobile/15E148 Safari/604.1 Instagram 312.0",
+        // A crawler in an in-app browser's clothes: the page is the crawler's, the click says both.
+        "Mozilla/5.0 (Linux; Android 14) Instagram 312.0 facebookexternalhit/1.1",
         "",
     ]
 
@@ -268,5 +270,64 @@ struct LinkPageCacheTests {
         }
         let cache = renderer.compiled.links
         #expect(cache.count == 600 && cache.count <= cache.capacity && cache.bytes <= cache.byteBudget)
+    }
+}
+
+@Suite("Resolved short links: kept per index, expiry checked per request")
+struct ResolvedLinkCacheTests {
+    static let now = Date(timeIntervalSince1970: 2_000_000_000)
+    static let table = Fixture.table([ShortLinkOverridesTests.site()])
+    static let links = [
+        ShortLink(code: "live", site: "shop", target: "https://shop.example.com/item/1", previewTitle: "One"),
+        ShortLink(code: "web", site: "shop", target: "https://www.example.com/blog/1"),
+        ShortLink(code: "soon", site: "shop", target: "https://shop.example.com/item/2", expiresAt: now.addingTimeInterval(10)),
+        ShortLink(code: "off", site: "shop", target: "https://shop.example.com/item/3", disabled: true),
+        ShortLink(code: "evil", site: "shop", target: "https://evil.example/"),
+    ]
+
+    @Test("the same answers as the index, first and cached, before and after an expiry", arguments: [-60.0, 9, 10, 11, 3600])
+    func sameAsTheIndex(offset: Double) {
+        let index = LinkIndex(links: Self.links, table: Self.table)
+        let cache = ResolvedLinkCache()
+        let at = Self.now.addingTimeInterval(offset)
+        for code in Self.links.map(\.code) + ["none", "LIVE"] {
+            // Cached at `now` first, then asked at `at`: expiry is checked on the cached link too.
+            _ = cache.lookup(index, site: "shop", code: Substring(code), now: Self.now)
+            for _ in 0..<2 {
+                #expect(cache.lookup(index, site: "shop", code: Substring(code), now: at) == index.lookup(site: "shop", code: Substring(code), now: at), "\(code) at \(offset)")
+            }
+        }
+        // Kept: the links that resolve (live, web, soon; not off, evil, none, LIVE).
+        #expect(cache.count == 3)
+        #expect(cache.lookup(index, site: "shop", code: "soon", now: Self.now.addingTimeInterval(10)) == nil)
+    }
+
+    @Test("a new index empties it; a request on an older index keeps nothing")
+    func newIndexEmptiesIt() throws {
+        let cache = ResolvedLinkCache()
+        let old = LinkIndex(links: Self.links, table: Self.table)
+        var edited = Self.links
+        edited[0].previewTitle = "Two"
+        let new = LinkIndex(links: edited, table: Self.table)
+        #expect(cache.lookup(old, site: "shop", code: "live", now: Self.now)?.link.previewTitle == "One")
+        #expect(cache.lookup(old, site: "shop", code: "web", now: Self.now) != nil)
+        #expect(cache.count == 2)
+        #expect(cache.lookup(new, site: "shop", code: "live", now: Self.now)?.link.previewTitle == "Two")
+        #expect(cache.count == 1)
+        #expect(cache.lookup(old, site: "shop", code: "live", now: Self.now)?.link.previewTitle == "One")
+        #expect(cache.lookup(old, site: "shop", code: "web", now: Self.now) != nil)
+        #expect(cache.count == 1)
+        #expect(cache.lookup(new, site: "shop", code: "live", now: Self.now)?.link.previewTitle == "Two")
+    }
+
+    @Test("it stays within its capacity")
+    func staysWithinCapacity() {
+        let links = (0..<100).map { ShortLink(code: "c\($0)", site: "shop", target: "https://shop.example.com/item/\($0)") }
+        let index = LinkIndex(links: links, table: Self.table)
+        let cache = ResolvedLinkCache(capacity: 16)
+        for link in links {
+            #expect(cache.lookup(index, site: "shop", code: Substring(link.code), now: Self.now)?.link == link)
+            #expect(cache.count <= 16 && cache.count >= 1)
+        }
     }
 }
