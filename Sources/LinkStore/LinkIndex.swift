@@ -30,8 +30,9 @@ public struct LinkIndex: Sendable {
     public var table: RouteTable? { tableRef?.table }
     /// How many enabled links are indexed (those in `skipped` among them).
     public var count: Int { storage.count }
-    /// Different for every index built in this process (the same for its `bound` copies): what
-    /// a cache of link pages is released by when the served index changes.
+    /// Different for every index built in this process, and larger for a later one (the same for
+    /// its `bound` copies): the server's caches of looked-up links and their pages are released
+    /// by it when the served index changes.
     public var generation: UInt64 { storage.generation }
 
     /// An index with no links.
