@@ -209,6 +209,32 @@ struct LinkPageCacheTests {
         #expect(get().response.status == 404)
     }
 
+    @Test("threads answering while the index is swapped: every answer is the old link's or the new one's, then the new one's")
+    func concurrentSwap() throws {
+        let cell = LinkIndexCell()
+        let snapshot = try Self.shopSnapshot(cell)
+        let old = ShortLink(code: "sale", site: "shop", target: "https://shop.example.com/item/42", previewTitle: "Old title")
+        var edited = old
+        edited.previewTitle = "New title"
+        let new = edited
+        cell.set(LinkIndexCell.State(index: LinkIndex(links: [old], table: nil)))
+        let agents = [ShortLinkOverridesTests.slack, ShortLinkOverridesTests.android, ShortLinkOverridesTests.desktop, ShortLinkOverridesTests.iPad]
+        let titles = Locked<[String?]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { i in
+            for round in 0..<40 {
+                if i == 0, round == 20 { cell.set(LinkIndexCell.State(index: LinkIndex(links: [new], table: nil))) }
+                let r = Responder.respond(snapshot, RequestFacts(rawTarget: "/sale", host: "shop.example.com", userAgent: agents[(i + round) % agents.count]))
+                if r.response.status == 200 { titles.withLock { $0.append(Self.title(r)) } }
+            }
+        }
+        #expect(titles.withLock { $0.allSatisfy { $0 == "Old title" || $0 == "New title" } })
+        #expect(titles.withLock { $0.count } > 0)
+        for ua in agents {
+            let r = Responder.respond(snapshot, RequestFacts(rawTarget: "/sale", host: "shop.example.com", userAgent: ua))
+            if r.response.status == 200 { #expect(Self.title(r) == "New title", "\(ua)") }
+        }
+    }
+
     @Test("an entry made from other contents of the same code is made again (same index)")
     func otherContentsAreMadeAgain() throws {
         let cache = LinkPageCache()
