@@ -63,6 +63,9 @@ final class CompiledPageCache: Sendable {
 }
 
 extension LandingPageRenderer {
+    /// The User-Agent's facts from the per-snapshot cache the compiled pages read too.
+    public func browserFacts(userAgent: String?) -> BrowserFacts { compiled.browser(userAgent) }
+
     /// The compiled answer for a matched link; nil: the caller renders it the slow way.
     func compiledAnswer(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> CompiledLandingPage.Outcome? {
         let browser = compiled.browser(request.userAgent)

@@ -25,6 +25,9 @@ public protocol PageRenderer: Sendable {
     /// True when every HTML page `answer` returns already carries `Responder.htmlSecurityHeaders`
     /// (the Responder then does not check its headers on every request).
     var answersCarrySecurityHeaders: Bool { get }
+    /// What the User-Agent says (for the click counter): the landing renderer's bounded cache, so a
+    /// request does not parse the header a second time after its page did.
+    func browserFacts(userAgent: String?) -> BrowserFacts
 }
 
 /// What `PageRenderer.answer` returns.
@@ -58,4 +61,5 @@ extension PageRenderer {
     public func answer(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> PageAnswer? { nil }
     public func answer(for link: IndexedShortLink, generation: UInt64, site: CompiledSite, request: RequestFacts) -> LinkAnswer? { nil }
     public var answersCarrySecurityHeaders: Bool { false }
+    public func browserFacts(userAgent: String?) -> BrowserFacts { BrowserFacts(userAgent: userAgent) }
 }

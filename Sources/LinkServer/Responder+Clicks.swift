@@ -12,9 +12,10 @@ extension ClickEvent {
         self.init(browser: browser, userAgent: userAgent, site: site, route: route, outcome: ClickOutcome(decision: decision, forcedRedirect: forcedRedirect))
     }
 
-    /// A short link's own redirect, or a not-found (`outcome` .redirect / .notFound).
-    init(userAgent: String?, site: String, code: String = "", route: String = "", outcome: ClickOutcome) {
-        self.init(browser: BrowserFacts(userAgent: userAgent), userAgent: userAgent, site: site, route: route, outcome: outcome)
+    /// A short link's own redirect, or a not-found (`outcome` .redirect / .notFound); `renderer`
+    /// reads the User-Agent (from its cache).
+    init(userAgent: String?, renderer: any PageRenderer, site: String, code: String = "", route: String = "", outcome: ClickOutcome) {
+        self.init(browser: renderer.browserFacts(userAgent: userAgent), userAgent: userAgent, site: site, route: route, outcome: outcome)
         self.code = code
     }
 

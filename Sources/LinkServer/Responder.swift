@@ -115,11 +115,11 @@ public enum Responder {
                 case let .page(page)?:
                     var answer = result(page, .page, site: site.name, route: match.route)
                     answer.secured = snapshot.renderer.answersCarrySecurityHeaders
-                    answer.click = ClickEvent(userAgent: facts.userAgent, site: site.name, route: match.route, outcome: .appPage)
+                    answer.click = ClickEvent(userAgent: facts.userAgent, renderer: snapshot.renderer, site: site.name, route: match.route, outcome: .appPage)
                     return answer
                 case let .redirect(location)?:
                     var answer = result(redirect(location, varies: true), .redirect, site: site.name, route: match.route)
-                    answer.click = ClickEvent(userAgent: facts.userAgent, site: site.name, route: match.route, outcome: ClickOutcome(redirectTo: location))
+                    answer.click = ClickEvent(userAgent: facts.userAgent, renderer: snapshot.renderer, site: site.name, route: match.route, outcome: ClickOutcome(redirectTo: location))
                     return answer
                 case nil:
                     break
@@ -134,12 +134,12 @@ public enum Responder {
                 case let .redirect(location):
                     answer = result(redirect(location, varies: true), .redirect, site: site.name, route: match.route)
                 }
-                answer.click = ClickEvent(browser: made.browser ?? BrowserFacts(userAgent: facts.userAgent), userAgent: facts.userAgent,
+                answer.click = ClickEvent(browser: made.browser ?? snapshot.renderer.browserFacts(userAgent: facts.userAgent), userAgent: facts.userAgent,
                                           site: site.name, route: match.route, outcome: made.outcome)
                 return answer
             }
             let links = LandingLinks(table: snapshot.table, site: compiled, match: match).overridden(by: overrides)
-            let browser = BrowserFacts(userAgent: facts.userAgent)
+            let browser = snapshot.renderer.browserFacts(userAgent: facts.userAgent)
             let decision = overrides == nil
                 ? FallbackDecision.decide(browser: browser, site: compiled, match: match, links: links)
                 : FallbackDecision.decide(browser: browser, site: compiled, match: match, links: links, overrides: overrides,
@@ -158,7 +158,7 @@ public enum Responder {
         }
         func redirectTo(_ location: String, _ route: String?) -> ResponderResult {
             var answered = result(redirect(location, varies: true), .redirect, site: site.name, route: route)
-            answered.click = ClickEvent(userAgent: facts.userAgent, site: site.name, route: route ?? "", outcome: .redirect)
+            answered.click = ClickEvent(userAgent: facts.userAgent, renderer: snapshot.renderer, site: site.name, route: route ?? "", outcome: .redirect)
             return answered
         }
         let prefix = compiled.config.shortLinks?.effectivePrefix ?? "/"
@@ -182,7 +182,7 @@ public enum Responder {
         } else {
             missed = result(snapshot.renderer.notFound(site: compiled, request: facts), .notFound, site: site.name)
         }
-        missed.click = ClickEvent(userAgent: facts.userAgent, site: site.name, outcome: .notFound)
+        missed.click = ClickEvent(userAgent: facts.userAgent, renderer: snapshot.renderer, site: site.name, outcome: .notFound)
         return missed
     }
 
