@@ -112,6 +112,9 @@ struct Renderer {
     var out: [UInt8]
     var partialDepth = 0
     var partialExpansions = 0
+    var steps = 0
+    /// Set when a limit stopped the rendering (`maximumOutputBytes`, `maximumSteps`).
+    var cut = false
 
     /// Deeper partial nesting renders nothing (a partial that includes itself without a
     /// section that ends the recursion).
@@ -120,6 +123,15 @@ struct Renderer {
     /// does not bound the work: a partial that includes itself twice expands 2^64 times (found by
     /// fuzz-mustache, docs/fuzzing.md). Data-driven recursion over a real tree stays far below.
     static let maximumPartialExpansions = 10_000
+    /// Bytes one rendering writes; past it the rendering stops (the page is cut). The expansion
+    /// bound alone let a 2 KB template that includes itself write ~20 MB (10,000 expansions of a
+    /// long value), and nested sections over one list multiply: `{{#a}}{{#a}}{{#a}}x{{/a}}{{/a}}{{/a}}`
+    /// over 1,000 items is 10^9 bytes (found by fuzz-mustache, docs/fuzzing.md). A landing page
+    /// is ~10 KB.
+    static let maximumOutputBytes = 4 << 20
+    /// Instructions executed in one rendering (the same nesting with an empty body writes nothing
+    /// and would still loop 10^9 times); a real page executes a few thousand.
+    static let maximumSteps = 1_000_000
 
     init(
         code: UnsafeBufferPointer<Program.Instruction>, text: UnsafeBufferPointer<UInt8>,
@@ -163,6 +175,11 @@ struct Renderer {
     mutating func run(_ start: Int, _ end: Int, indent: [UInt8]) {
         var i = start
         while i < end {
+            steps += 1
+            if steps > Renderer.maximumSteps || out.count > Renderer.maximumOutputBytes {
+                cut = true
+                return
+            }
             let instruction = code[i]
             switch instruction.op {
             case .text:
@@ -180,6 +197,7 @@ struct Renderer {
                 if let value = lookup(instruction.a, instruction.b), value.isTruthy {
                     if case let .list(items) = value {
                         for item in items {
+                            if cut { return }
                             stack.append(item)
                             run(i + 1, bodyEnd, indent: indent)
                             stack.removeLast()

@@ -50,8 +50,26 @@ public struct Template: Sendable {
         return out
     }
 
-    /// Appends the rendering to `buffer`.
-    public func render(_ context: TemplateValue, into buffer: inout [UInt8]) {
+    /// The most bytes one rendering writes (4 MiB, plus at most the one value or text run being
+    /// written when it was reached) and the most instructions it executes (1,000,000); a
+    /// rendering that reaches either stops there and the output is cut. A landing page is ~10 KB
+    /// and a few thousand instructions: only a template that includes itself or nests sections
+    /// over long lists gets near them.
+    public static let maximumOutputBytes = Renderer.maximumOutputBytes
+    public static let maximumSteps = Renderer.maximumSteps
+
+    /// The rendered bytes, and whether a limit (`maximumOutputBytes`, `maximumSteps`) cut them.
+    public func renderChecked(_ context: TemplateValue) -> (bytes: [UInt8], cut: Bool) {
+        var out: [UInt8] = []
+        let cut = render(context, into: &out)
+        return (out, cut)
+    }
+
+    /// Appends the rendering to `buffer`; returns true when a limit cut it (`maximumOutputBytes`,
+    /// `maximumSteps`).
+    @discardableResult
+    public func render(_ context: TemplateValue, into buffer: inout [UInt8]) -> Bool {
+        var cut = false
         buffer.reserveCapacity(buffer.count + program.sizeHint)
         program.code.withUnsafeBufferPointer { code in
             program.text.withUnsafeBufferPointer { text in
@@ -62,9 +80,11 @@ public struct Template: Sendable {
                     buffer = []
                     renderer.run(0, program.mainEnd, indent: [])
                     buffer = renderer.out
+                    cut = renderer.cut
                 }
             }
         }
+        return cut
     }
 }
 

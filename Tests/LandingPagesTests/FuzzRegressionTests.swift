@@ -38,4 +38,42 @@ struct MustacheFuzzRegressionTests {
         let rendered = template.render(node(10))
         #expect(rendered.split(separator: ";").count == (1 << 11) - 1)
     }
+
+    /// The expansion budget bounds expansions, not bytes: 10,000 expansions of a 2 KB value wrote
+    /// ~20 MB per execution (what slowed fuzz-mustache's long run to ~500 executions a second).
+    @Test("a self-including partial with a long value stops at the output limit", arguments: [TemplateMode.spec, .html])
+    func outputLimit(mode: TemplateMode) throws {
+        let value = String(repeating: "v", count: 2_000)
+        let template = try Template(name: "t", source: "{{>a}}", mode: mode, partials: ["a": "{{v}}{{>a}}{{>a}}"])
+        let (bytes, cut) = template.renderChecked(["v": .string(value)])
+        #expect(cut)
+        #expect(bytes.count > Template.maximumOutputBytes)
+        #expect(bytes.count <= Template.maximumOutputBytes + value.utf8.count)
+        #expect(bytes.allSatisfy { $0 == UInt8(ascii: "v") })
+    }
+
+    @Test("sections nested over one long list stop at the limits, with and without output")
+    func nestedListSections() throws {
+        let items = TemplateValue.list(Array(repeating: .bool(true), count: 1_000))
+        // 10^9 bytes without a limit.
+        let writing = try Template(name: "t", source: "{{#a}}{{#a}}{{#a}}x{{/a}}{{/a}}{{/a}}", mode: .spec)
+        let (bytes, cut) = writing.renderChecked(["a": items])
+        #expect(cut)
+        #expect(bytes.count > 100_000 && bytes.count <= Template.maximumOutputBytes + 1)
+        #expect(bytes.allSatisfy { $0 == UInt8(ascii: "x") })
+        // Nothing written, 10^9 iterations without the step limit.
+        let silent = try Template(name: "t", source: "{{#a}}{{#a}}{{#a}}{{^a}}x{{/a}}{{/a}}{{/a}}{{/a}}", mode: .spec)
+        let (none, cutSilent) = silent.renderChecked(["a": items])
+        #expect(cutSilent)
+        #expect(none.isEmpty)
+    }
+
+    @Test("a real page is far below the limits")
+    func realPageIsNotCut() throws {
+        let template = try Template(name: "t", source: "<ul>{{#a}}<li>{{n}}</li>{{/a}}</ul>", mode: .html)
+        let items = TemplateValue.list((0..<2_000).map { ["n": .string("item \($0)")] })
+        let (bytes, cut) = template.renderChecked(["a": items])
+        #expect(!cut)
+        #expect(String(decoding: bytes, as: UTF8.self).components(separatedBy: "<li>").count == 2_001)
+    }
 }
