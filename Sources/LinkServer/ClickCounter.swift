@@ -169,6 +169,12 @@ public final class ClickCounter: Sendable {
 final class ThreadShardKey: @unchecked Sendable {
     private let key = UnsafeMutablePointer<pthread_key_t>.allocate(capacity: 1)
     init() { pthread_key_create(key, nil) }
+    // A process has at most PTHREAD_KEYS_MAX (1,024) keys: give this one back with its counter
+    // (LeakSanitizer found one key and its storage kept per ClickCounter).
+    deinit {
+        pthread_key_delete(key.pointee)
+        key.deallocate()
+    }
     func get() -> Int? { pthread_getspecific(key.pointee).map { Int(bitPattern: $0) - 1 } }
     func set(_ index: Int) { pthread_setspecific(key.pointee, UnsafeRawPointer(bitPattern: index + 1)) }
 }
