@@ -31,32 +31,37 @@ public enum ConfigValidator {
 
     /// - Parameter platformCheck: run the platform matchers over the generated files
     ///   (`linkwell validate`); `serve` skips it, since it can only produce warnings.
-    public static func validate(path: String, platformCheck: Bool = true, extraChecks: Check = { _ in [] }) -> ValidationReport {
+    /// `reusing`: the generated sites of the config a reload replaces; a site whose config is
+    /// unchanged (same position, equal `SiteConfig`) is neither compiled nor generated again.
+    public static func validate(
+        path: String, platformCheck: Bool = true, reusing: [GeneratedSite] = [], extraChecks: Check = { _ in [] }
+    ) -> ValidationReport {
         let loaded: (config: LinkwellConfig, warnings: [Diagnostic])
         do {
             loaded = try ConfigLoader.load(path: path)
         } catch {
             return ValidationReport(file: path, diagnostics: error.diagnostics, validated: nil)
         }
-        return validate(loaded.config, file: path, loadWarnings: loaded.warnings, platformCheck: platformCheck, extraChecks: extraChecks)
+        return validate(loaded.config, file: path, loadWarnings: loaded.warnings, platformCheck: platformCheck, reusing: reusing, extraChecks: extraChecks)
     }
 
     /// Checks the model, compiles the table and generates every site's files once; the report
     /// carries them (`validated`) when nothing is an error.
     public static func validate(
-        _ config: LinkwellConfig, file: String, loadWarnings: [Diagnostic] = [], platformCheck: Bool = true, extraChecks: Check = { _ in [] }
+        _ config: LinkwellConfig, file: String, loadWarnings: [Diagnostic] = [], platformCheck: Bool = true,
+        reusing: [GeneratedSite] = [], extraChecks: Check = { _ in [] }
     ) -> ValidationReport {
         var diagnostics = loadWarnings + (config.validate() + extraChecks(config)).map { $0.withFile(file) }
         let table: RouteTable
         do {
-            table = try RouteTable(config: config)
+            table = try RouteTable(config: config, reusing: reusing.map(\.compiled))
         } catch {
             diagnostics += error.diagnostics.map { $0.withFile(file) }
             return ValidationReport(file: file, diagnostics: diagnostics, validated: nil)
         }
         diagnostics += table.semanticDiagnostics().map { $0.withFile(file) }
         diagnostics += LandingDiagnostics.check(table).map { $0.withFile(file) }
-        let validated = ValidatedConfig(file: file, table: table)
+        let validated = ValidatedConfig(file: file, table: table, reusing: reusing)
         for site in validated.sites {
             func oversized(_ bytes: [UInt8], _ what: String) {
                 diagnostics.append(

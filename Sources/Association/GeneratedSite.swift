@@ -55,6 +55,19 @@ public struct ValidatedConfig: Sendable {
         self.init(file: file, table: table, sites: table.sites.map(GeneratedSite.init))
     }
 
+    /// Generates the sites of `table`, except those that are the same compilation as a site of
+    /// `previous` (``RouteTable/init(config:reusing:)`` reused them): their files are taken as
+    /// they were. What a reload that leaves most sites alone saves.
+    public init(file: String, table: RouteTable, reusing previous: [GeneratedSite]) {
+        let sites = table.sites.map { site in
+            if site.index < previous.count, previous[site.index].compiled.isSameCompilation(as: site) {
+                return previous[site.index]
+            }
+            return GeneratedSite(site)
+        }
+        self.init(file: file, table: table, sites: sites)
+    }
+
     public var config: LinkwellConfig { table.config }
 
     /// The generated files of a compiled site of this table.

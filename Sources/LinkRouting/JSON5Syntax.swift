@@ -183,51 +183,61 @@ public enum JSON5Syntax {
 
         // MARK: Grammar
 
-        mutating func document() throws(Failure) {
+        /// Checks the whole document and returns its key structure (objects' keys and lists'
+        /// items down to the leaves), for the unknown-key warnings: the decoder then reads only
+        /// the model.
+        @discardableResult
+        mutating func document() throws(Failure) -> ConfigLoader.KeyTree {
             try skipSpace()
             guard try peek() != nil else {
                 throw fail("the file is empty; expected the config object '{ … }'", fix: "start from config/linkwell.json5")
             }
-            try value(context: "the config")
+            let tree = try value(context: "the config")
             try skipSpace()
             if try peek() != nil {
                 throw fail(
                     "unexpected \(found(at: pos)) after the end of the config; expected nothing more",
                     fix: "the config is one object: remove the extra text, or move it inside the braces")
             }
+            return tree
         }
 
-        mutating func value(context: String) throws(Failure) {
+        /// `context` names the value in a message; it is only made when there is one to write.
+        mutating func value(context: @autoclosure () -> String) throws(Failure) -> ConfigLoader.KeyTree {
             guard let c = try peekASCII() else {
-                throw fail("the file ends where \(context) should be; expected a value", fix: "finish the value, then close every open '{' and '['")
+                throw fail("the file ends where \(context()) should be; expected a value", fix: "finish the value, then close every open '{' and '['")
             }
             switch c {
-            case UInt8(ascii: "{"): try object()
-            case UInt8(ascii: "["): try array()
-            case UInt8(ascii: "\""), UInt8(ascii: "'"): try string()
+            case UInt8(ascii: "{"): return try object()
+            case UInt8(ascii: "["): return try array()
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                try string()
+                return .leaf
             case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "I"), UInt8(ascii: "N"):
                 let start = pos
-                for word in ["true", "false", "null", "Infinity", "NaN"] where matches(word) {
-                    for _ in word.utf8 { try advance() }
+                for word in Self.words where matches(word) {
+                    for _ in word { try advance() }
                     if let (d, _) = try peek(), Self.isIdentifierPart(d) { break }
-                    return
+                    return .leaf
                 }
                 throw fail(
                     "\(found(at: start)) is not a value; expected a string, number, object, list, true, false or null",
                     at: start, fix: "quote text: \"…\"")
             case UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 try number()
+                return .leaf
             default:
                 throw fail(
-                    "unexpected \(found(at: pos)) where \(context) should be; expected a value (a string, number, object, list, true, false or null)",
+                    "unexpected \(found(at: pos)) where \(context()) should be; expected a value (a string, number, object, list, true, false or null)",
                     fix: "quote text: \"…\"")
             }
         }
 
-        func matches(_ word: String) -> Bool {
-            let w = Array(word.utf8)
+        static let words: [[UInt8]] = ["true", "false", "null", "Infinity", "NaN"].map { Array($0.utf8) }
+
+        func matches(_ w: [UInt8]) -> Bool {
             guard pos.offset + w.count <= bytes.count else { return false }
-            return Array(bytes[pos.offset..<(pos.offset + w.count)]) == w
+            return bytes[pos.offset..<(pos.offset + w.count)].elementsEqual(w)
         }
 
         mutating func enter(_ open: Position) throws(Failure) {
@@ -237,18 +247,19 @@ public enum JSON5Syntax {
             }
         }
 
-        mutating func object() throws(Failure) {
+        mutating func object() throws(Failure) -> ConfigLoader.KeyTree {
             let open = pos
             try enter(open)
             try advance()  // '{'
             var lastKey: String? = nil
+            var members: [String: ConfigLoader.KeyTree] = [:]
             while true {
                 try skipSpace()
                 guard let c = try peekASCII() else { throw unclosed("{", at: open, lastKey: lastKey) }
                 if c == UInt8(ascii: "}") {
                     try advance()
                     depth -= 1
-                    return
+                    return .object(members)
                 }
                 if c == UInt8(ascii: ",") {
                     throw fail(
@@ -263,7 +274,9 @@ public enum JSON5Syntax {
                 }
                 try advance()
                 try skipSpace()
-                try value(context: "the value of '\(key)'")
+                let member = try value(context: "the value of '\(key)'")
+                // A key written twice: Foundation's decoder reads the first.
+                if members[key] == nil { members[key] = member }
                 lastKey = key
                 try separator(close: "}", open: open, lastKey: key, after: "the value of '\(key)'",
                               fix: "add a ',' between the members (JSON5 allows one after the last, too)")
@@ -271,7 +284,9 @@ public enum JSON5Syntax {
         }
 
         /// After a member or item: a ',' (consumed) or the closing bracket (left for the caller).
-        mutating func separator(close: Character, open: Position, lastKey: String?, after what: String, fix: String) throws(Failure) {
+        mutating func separator(
+            close: Character, open: Position, lastKey: String?, after what: @autoclosure () -> String, fix: @autoclosure () -> String
+        ) throws(Failure) {
             let end = pos
             try skipSpace()
             guard let d = try peekASCII() else { throw unclosed(close == "}" ? "{" : "[", at: open, lastKey: lastKey) }
@@ -280,7 +295,7 @@ public enum JSON5Syntax {
             } else if d != close.asciiValue! {
                 // The caret goes where the ',' belongs: right after the value.
                 let elsewhere = pos.line == end.line ? "" : " on line \(pos.line)"
-                throw fail("expected ',' or '\(close)' after \(what), found \(found(at: pos))\(elsewhere)", at: end, fix: fix)
+                throw fail("expected ',' or '\(close)' after \(what()), found \(found(at: pos))\(elsewhere)", at: end, fix: fix())
             }
         }
 
@@ -310,7 +325,11 @@ public enum JSON5Syntax {
                         throw fail("invalid escape in the key; only \\uXXXX is allowed in an unquoted key", at: esc, fix: "quote the key")
                     }
                     try advance()
-                    name.unicodeScalars.append(Unicode.Scalar(try hexDigits(4, escapeStart: esc)) ?? "?")
+                    let from = pos.offset
+                    _ = try hexDigits(4, escapeStart: esc)
+                    // Foundation's JSON5 decoder keeps an unquoted key's `\uXXXX` as written (it does
+                    // not decode it), and the model is read through it: name the key the same way.
+                    name += "\\u" + String(decoding: bytes[from..<pos.offset], as: UTF8.self)
                 } else if Self.isIdentifierPart(d) {
                     name.unicodeScalars.append(Unicode.Scalar(d)!)
                     try advance()
@@ -322,23 +341,24 @@ public enum JSON5Syntax {
             return name
         }
 
-        mutating func array() throws(Failure) {
+        mutating func array() throws(Failure) -> ConfigLoader.KeyTree {
             let open = pos
             try enter(open)
             try advance()  // '['
             var count = 0
+            var items: [ConfigLoader.KeyTree] = []
             while true {
                 try skipSpace()
                 guard let c = try peekASCII() else { throw unclosed("[", at: open, lastKey: nil) }
                 if c == UInt8(ascii: "]") {
                     try advance()
                     depth -= 1
-                    return
+                    return .list(items)
                 }
                 if c == UInt8(ascii: ",") {
                     throw fail(count == 0 ? "unexpected ',' at the start of a list; expected a value or ']'" : "two commas in a row in a list; expected a value or ']'", fix: "remove the extra ','")
                 }
-                try value(context: "item \(count + 1) of the list")
+                items.append(try value(context: "item \(count + 1) of the list"))
                 count += 1
                 try separator(close: "]", open: open, lastKey: nil, after: "item \(count) of the list", fix: "add a ',' between the items")
             }
@@ -427,11 +447,11 @@ public enum JSON5Syntax {
                 fail("invalid number: \(why)", at: start, fix: "write a number such as 10, -1.5, 2e3 or 0x1F")
             }
             if let s = try peekASCII(), s == UInt8(ascii: "+") || s == UInt8(ascii: "-") { try advance() }
-            if matches("Infinity") {
+            if matches(Self.words[3]) {
                 for _ in 0..<8 { try advance() }
                 return
             }
-            if matches("NaN") {
+            if matches(Self.words[4]) {
                 for _ in 0..<3 { try advance() }
                 return
             }
@@ -502,14 +522,20 @@ public enum JSON5Syntax {
 extension JSON5Syntax {
     /// Checks bytes and returns the error with its source line.
     public static func check(_ bytes: [UInt8]) -> JSON5SyntaxError? {
+        if case let .failure(error) = scan(bytes) { return error }
+        return nil
+    }
+
+    /// Checks bytes; on success, the document's key structure (what `ConfigLoader` reads the
+    /// unknown keys from, so the decoder does not walk the document a second time).
+    static func scan(_ bytes: [UInt8]) -> Result<ConfigLoader.KeyTree, JSON5SyntaxError> {
         var scanner = Scanner(bytes: bytes)
         do {
-            try scanner.document()
-            return nil
+            return .success(try scanner.document())
         } catch {
-            return JSON5SyntaxError(
+            return .failure(JSON5SyntaxError(
                 line: error.at.line, column: error.at.column, message: error.message, fix: error.fix,
-                sourceLine: scanner.sourceLine(error.at.line))
+                sourceLine: scanner.sourceLine(error.at.line)))
         }
     }
 }

@@ -72,6 +72,10 @@ public struct CompiledSite: Sendable {
     public let schemes: [String: (ios: [String], android: [String])]
     /// What resolution reads, in one object (closures and lookups hold a reference, not a copy of the site).
     let resolver: SiteResolver
+
+    /// True when both are the same compilation (one was reused for the other by
+    /// ``RouteTable/init(config:reusing:)``), not merely equal configs.
+    public func isSameCompilation(as other: CompiledSite) -> Bool { resolver === other.resolver }
     let routeIndexByName: [String: Int]
     var trie: PathTrie { resolver.trie }
 
@@ -173,6 +177,14 @@ public struct RouteTable: Sendable {
     /// ```
     /// - Throws: ``RouteTableError`` listing every route that did not compile.
     public init(config: LinkwellConfig) throws(RouteTableError) {
+        try self.init(config: config, reusing: [])
+    }
+
+    /// As ``init(config:)``, taking each site from `previous` (the sites of the table a reload
+    /// replaces) when it sits at the same position with an equal `SiteConfig`: a site is
+    /// compiled from its own config and position alone, so the result is the same, without the
+    /// work. Every other site is compiled.
+    public init(config: LinkwellConfig, reusing previous: [CompiledSite]) throws(RouteTableError) {
         self.config = config
         var diagnostics: [Diagnostic] = []
         var sites: [CompiledSite] = []
@@ -181,7 +193,12 @@ public struct RouteTable: Sendable {
         var schemeIndex: [String: Int] = [:]
         var defaultSite: Int? = config.sites.count == 1 ? 0 : nil
         for (s, site) in config.sites.enumerated() {
-            let compiled = RouteTable.compile(site: site, index: s, diagnostics: &diagnostics)
+            let compiled: CompiledSite
+            if s < previous.count, previous[s].index == s, previous[s].config == site {
+                compiled = previous[s]
+            } else {
+                compiled = RouteTable.compile(site: site, index: s, diagnostics: &diagnostics)
+            }
             for d in compiled.exactDomains where hostIndex[d] == nil { hostIndex[d] = s }
             for w in compiled.wildcardSuffixes { wildcardIndex.append((w, s)) }
             for scheme in compiled.schemes.keys where schemeIndex[scheme] == nil { schemeIndex[scheme] = s }

@@ -159,9 +159,11 @@ public struct LoadedConfig: Sendable {
 
     /// Reads, decodes, checks (model, routes, server keys), compiles and generates: what
     /// `validate`, `serve` and every reload run. The config is loaded when the report has no errors.
-    public static func load(path: String, platformCheck: Bool = false) -> (LoadedConfig?, ValidationReport) {
+    /// `reusing`: the sites of the snapshot a reload replaces (unchanged sites are not compiled or
+    /// generated again; see ``ConfigValidator/validate(path:platformCheck:reusing:extraChecks:)``).
+    public static func load(path: String, platformCheck: Bool = false, reusing: [GeneratedSite] = []) -> (LoadedConfig?, ValidationReport) {
         var server = ServerConfiguration()
-        let report = ConfigValidator.validate(path: path, platformCheck: platformCheck) { config in
+        let report = ConfigValidator.validate(path: path, platformCheck: platformCheck, reusing: reusing) { config in
             let read = ServerConfiguration.read(config.server)
             server = read.configuration
             return read.diagnostics

@@ -62,8 +62,11 @@ public final class ServerRuntime: Sendable {
     /// the snapshot is nil. Without `liveLinks` (start-up) the short links are read from the
     /// store into a new index; a reload passes the running server's, which the link refresher
     /// keeps current — a reload never waits on the database.
-    public static func loadSnapshot(configPath: String, liveLinks: LinkIndexCell? = nil) -> (Snapshot?, ValidationReport) {
-        let (loaded, report) = LoadedConfig.load(path: configPath)
+    /// `previous`: the snapshot a reload replaces; its sites whose part of the config did not
+    /// change are reused as compiled and generated (the snapshot's pages, assets and caches are
+    /// always built anew).
+    public static func loadSnapshot(configPath: String, liveLinks: LinkIndexCell? = nil, previous: Snapshot? = nil) -> (Snapshot?, ValidationReport) {
+        let (loaded, report) = LoadedConfig.load(path: configPath, reusing: previous?.sites.map(\.generated) ?? [])
         guard let loaded else { return (nil, report) }
         let dir = Snapshot.publicDirectory(settings: loaded.validated.config.server, configPath: configPath)
         if let configured = loaded.validated.config.server?.publicDir, let dir, !Snapshot.isDirectory(dir) {
@@ -128,7 +131,8 @@ public final class ServerRuntime: Sendable {
     @discardableResult
     private func rebuild(reason: String, configReload: Bool) -> Bool {
         reloading.withLock { _ in
-            let (snapshot, report) = Self.loadSnapshot(configPath: configPath, liveLinks: linkRefresher.cell)
+            let (snapshot, report) = Self.loadSnapshot(
+                configPath: configPath, liveLinks: linkRefresher.cell, previous: current.withLock { $0 })
             guard let snapshot else {
                 if configReload { metrics.recordReload(success: false) }
                 log.event("reload_failed", [

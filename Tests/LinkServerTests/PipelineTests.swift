@@ -1,5 +1,6 @@
-// The load pipeline at scale: a load and a reload of 10,000 routes generate each site's files
-// exactly once (counted, not timed), and the snapshot serves those very bytes.
+// The load pipeline at scale: a load of 10,000 routes generates each site's files exactly once
+// (counted, not timed), a reload generates only the sites whose config changed, and the snapshot
+// serves those very bytes.
 
 import Association
 import Foundation
@@ -30,7 +31,7 @@ struct PipelineTests {
         return out + "  ],\n}\n"
     }
 
-    @Test("load and reload at 10k routes: one generation per site per load")
+    @Test("load and reload at 10k routes: one generation per site per load, none for an unchanged site on reload")
     func tenThousandRoutes() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("linkwell-pipeline-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -47,17 +48,58 @@ struct PipelineTests {
         Self.expectOnce(load, sites: sites, "load")
 
         let runtime = ServerRuntime(configPath: path, initial: snapshot, version: "test", log: EventLog(format: .json, fileDescriptor: open("/dev/null", O_WRONLY)))
+        // A reload of the same file: no site changed, so none is compiled or generated again.
         let reload = GenerationCounter()
         let reloaded = GenerationCounter.$current.withValue(reload) { runtime.reload(reason: "test") }
         #expect(reloaded)
         #expect(runtime.snapshot !== snapshot)
-        Self.expectOnce(reload, sites: sites, "reload")
+        #expect(reload.total == 0, "an unchanged reload generated \(reload.total) times")
+        for (old, new) in zip(snapshot.sites, runtime.snapshot.sites) {
+            #expect(new.compiled.isSameCompilation(as: old.compiled))
+        }
+        Self.expectServesFreshBytes(runtime.snapshot)
 
-        // The snapshot serves the bytes generated during validation, unchanged.
-        for site in runtime.snapshot.sites {
+        // One route of site 7 changed, sites 3 and 4 swapped: exactly those three are compiled and
+        // generated again (a site is reused only at the same position with an equal config).
+        var edited = Self.config(sites: sites, routesPerSite: 250)
+        edited = edited.replacingOccurrences(of: "name: \"s7\", domains: [\"s7.example.com\"]", with: "name: \"s7\", domains: [\"s7.example.com\", \"www.s7.example.com\"]")
+        let site3 = try #require(edited.range(of: "{\n  name: \"s3\""))
+        let site4 = try #require(edited.range(of: "{\n  name: \"s4\""))
+        let site5 = try #require(edited.range(of: "{\n  name: \"s5\""))
+        let three = String(edited[site3.lowerBound..<site4.lowerBound]), four = String(edited[site4.lowerBound..<site5.lowerBound])
+        edited.replaceSubrange(site3.lowerBound..<site5.lowerBound, with: four + three)
+        try edited.replacingOccurrences(of: "/section249/{id}\" },\n      ],\n    },\n{\n  name: \"s8\"", with: "/section249/{id}/more\" },\n      ],\n    },\n{\n  name: \"s8\"")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let before = runtime.snapshot
+        let partial = GenerationCounter()
+        #expect(GenerationCounter.$current.withValue(partial) { runtime.reload(reason: "test") })
+        let after = runtime.snapshot
+        #expect(after.sites[3].name == "s4" && after.sites[4].name == "s3")
+        #expect(after.sites[7].compiled.exactDomains == ["s7.example.com", "www.s7.example.com"])
+        #expect(after.sites[7].compiled.entries.last?.pattern.source == "/section249/{id}/more")
+        for s in 0..<sites {
+            let regenerated = [3, 4, 7].contains(s)
+            for stage in GenerationCounter.Stage.allCases {
+                #expect(partial.count(stage, site: s) == (regenerated ? 1 : 0), "site \(s) ran \(stage) \(partial.count(stage, site: s)) times")
+            }
+            #expect(after.sites[s].compiled.isSameCompilation(as: before.sites[s].compiled) == !regenerated, "site \(s)")
+        }
+        Self.expectServesFreshBytes(after)
+    }
+
+    /// Every site serves the bytes validation generated, and they are what generating its
+    /// compiled site afresh gives (a reused site must not serve stale files).
+    static func expectServesFreshBytes(_ snapshot: Snapshot) {
+        let fresh = try? RouteTable(config: snapshot.table.config)
+        #expect(fresh != nil)
+        for site in snapshot.sites {
             #expect(site.aasa?.ok.body == site.generated.aasa)
             #expect(site.assetLinks?.ok.body == site.generated.assetLinks)
             #expect(site.generated.aasa == AASAGenerator.bytes(for: site.compiled))
+            if let fresh {
+                #expect(site.generated.aasa == AASAGenerator.bytes(for: fresh.sites[site.compiled.index]), "site \(site.name)")
+                #expect(site.generated.assetLinks == AssetLinksGenerator.bytes(for: fresh.sites[site.compiled.index]), "site \(site.name)")
+            }
         }
     }
 

@@ -30,6 +30,7 @@ var runLoad = true
 var publicDir: String? = FileManager.default.fileExists(atPath: "public") ? "public" : nil
 var countPasses: Int? = nil
 var reloadOnceSites: Int? = nil
+var reloadReuse: String? = nil
 var clickCount: Int? = nil
 do {
     var args = CommandLine.arguments.dropFirst()
@@ -52,6 +53,12 @@ do {
                 exit(2)
             }
             reloadOnceSites = n
+        case "--reload-reuse":
+            guard let mode = args.popFirst(), ["unchanged", "one-site"].contains(mode) else {
+                FileHandle.standardError.write(Data("linkwell-bench: --reload-reuse needs 'unchanged' or 'one-site', e.g. --reload-once 20 --reload-reuse one-site\n".utf8))
+                exit(2)
+            }
+            reloadReuse = mode
         case "--clicks":
             guard let n = Int(args.popFirst() ?? ""), n >= 1 else {
                 FileHandle.standardError.write(Data("linkwell-bench: --clicks needs a number of clicks, e.g. --clicks 1000000\n".utf8))
@@ -59,7 +66,7 @@ do {
             }
             clickCount = n
         case "-h", "--help":
-            print("usage: linkwell-bench [--quick] [--sizes 100,1000,10000,100000] [--load-routes 10000] [--public DIR] [--no-load] [--count-resolution PASSES] [--reload-once SITES] [--clicks N (CLICK_LINKS=1000,10000,100000)]")
+            print("usage: linkwell-bench [--quick] [--sizes 100,1000,10000,100000] [--load-routes 10000] [--public DIR] [--no-load] [--count-resolution PASSES] [--reload-once SITES [--reload-reuse unchanged|one-site]] [--clicks N (CLICK_LINKS=1000,10000,100000)]")
             exit(0)
         default:
             FileHandle.standardError.write(Data("linkwell-bench: unknown option \(a)\n".utf8))
@@ -101,9 +108,11 @@ func summary(_ xs: [Double], scale: Double = 1) -> [String: Any] {
 func round3(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
 
 /// Times `body` `runs` times (after one warm-up unless `warmup` is false), in milliseconds.
-func timeMS(_ label: String, runs: Int, warmup: Bool = true, _ body: () -> Void) -> [Double] {
+/// `before` runs ahead of each run, outside the measured time.
+func timeMS(_ label: String, runs: Int, warmup: Bool = true, before: () -> Void = {}, _ body: () -> Void) -> [Double] {
     var out: [Double] = []
     for i in 0..<(runs + (warmup ? 1 : 0)) {
+        before()
         let t0 = ContinuousClock.now
         body()
         let ms = nanoseconds(ContinuousClock.now - t0) / 1e6
@@ -324,6 +333,27 @@ func resolutionInput(routes n: Int) -> (RouteTable, [String]) {
             _ = try! Snapshot(table: try! RouteTable(config: c), publicDirectory: publicDir)
         }
     }
+    // What SIGHUP runs now: `loadSnapshot` with the serving snapshot as `previous`, so a site
+    // whose part of the file did not change is reused as compiled and generated. Two cases: the
+    // same file again, and a file in which one site (the last) changed; each run alternates
+    // between the two spellings of that site, so every run regenerates it.
+    var sighupUnchanged: [Double] = []
+    var sighupOneSite: [Double] = []
+    if var serving = ServerRuntime.loadSnapshot(configPath: path).0 {
+        sighupUnchanged = timeMS("reload (SIGHUP, unchanged)", runs: runs) {
+            serving = ServerRuntime.loadSnapshot(configPath: path, previous: serving).0!
+        }
+        let last = "\"bench\(sites - 1).example\""
+        let variants = [text.replacingOccurrences(of: "domains: [\(last)]", with: "domains: [\(last), \"www.bench\(sites - 1).example\"]"), text]
+        var turn = 0
+        sighupOneSite = timeMS("reload (SIGHUP, one site changed)", runs: runs, before: {
+            FileManager.default.createFile(atPath: path, contents: Data(variants[turn % 2].utf8))
+            turn += 1
+        }) {
+            serving = ServerRuntime.loadSnapshot(configPath: path, previous: serving).0!
+        }
+        FileManager.default.createFile(atPath: path, contents: data)
+    }
     return [
         "routes": n,
         "sites": sites,
@@ -341,7 +371,10 @@ func resolutionInput(routes n: Int) -> (RouteTable, [String]) {
             "snapshot": summary(snapshot),
             "load_total": summary(load),
             "reload_equivalent": summary(reload),
-        ],
+        ].merging(sighupUnchanged.isEmpty ? [:] : [
+            "reload_sighup_unchanged": summary(sighupUnchanged),
+            "reload_sighup_one_site_changed": summary(sighupOneSite),
+        ]) { a, _ in a },
     ]
 }
 
@@ -355,11 +388,20 @@ if let sites = reloadOnceSites {
     defer { try? FileManager.default.removeItem(at: dir) }
     let path = dir.appendingPathComponent("bench.json5").path
     FileManager.default.createFile(atPath: path, contents: Data(configJSON5(sites: sites, routesPerSite: loadRoutes / sites).utf8))
-    @inline(never) func reloadOnce() -> Bool { ServerRuntime.loadSnapshot(configPath: path).0 != nil }
+    // --reload-reuse: the reload SIGHUP runs, with the serving snapshot (loaded before the
+    // measured call) as `previous`; "unchanged" reloads the same file, "one-site" a file whose
+    // last site has one more domain.
+    let previous = reloadReuse == nil ? nil : ServerRuntime.loadSnapshot(configPath: path).0
+    if reloadReuse == "one-site" {
+        let last = "\"bench\(sites - 1).example\""
+        let text = configJSON5(sites: sites, routesPerSite: loadRoutes / sites)
+        FileManager.default.createFile(atPath: path, contents: Data(text.replacingOccurrences(of: "domains: [\(last)]", with: "domains: [\(last), \"www.bench\(sites - 1).example\"]").utf8))
+    }
+    @inline(never) func reloadOnce() -> Bool { ServerRuntime.loadSnapshot(configPath: path, previous: previous).0 != nil }
     let t0 = ContinuousClock.now
     let built = reloadOnce()
     let ms = nanoseconds(ContinuousClock.now - t0) / 1e6
-    print("{\"reload_once\": {\"routes\": \(loadRoutes), \"sites\": \(sites), \"snapshot_built\": \(built), \"ms\": \(round3(ms))}}")
+    print("{\"reload_once\": {\"routes\": \(loadRoutes), \"sites\": \(sites), \"reuse\": \"\(reloadReuse ?? "none")\", \"snapshot_built\": \(built), \"ms\": \(round3(ms))}}")
     exit(0)
 }
 
@@ -421,6 +463,12 @@ let worstLoad = max(ms(loadOne, "load_total"), ms(loadMany, "load_total"))
 let worstReload = max(ms(loadOne, "reload_equivalent"), ms(loadMany, "reload_equivalent"))
 targets["load_ms_at_10k"] = ["value": worstLoad, "target": 300.0, "met": worstLoad <= 300]
 targets["reload_ms_at_10k"] = ["value": worstReload, "target": 100.0, "met": worstReload <= 100]
+// SIGHUP reuses unchanged sites; only the valid config (sites of 500 routes) builds a snapshot.
+if (loadMany["ms"] as! [String: Any])["reload_sighup_one_site_changed"] != nil {
+    let oneSite = ms(loadMany, "reload_sighup_one_site_changed"), unchanged = ms(loadMany, "reload_sighup_unchanged")
+    targets["reload_ms_at_10k_sighup_one_site_changed"] = ["value": oneSite, "target": 100.0, "met": oneSite <= 100]
+    targets["reload_ms_at_10k_sighup_unchanged"] = ["value": unchanged, "target": 100.0, "met": unchanged <= 100]
+}
 
 let result: [String: Any] = [
     "benchmark": "linkwell-bench",
