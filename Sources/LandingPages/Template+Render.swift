@@ -113,7 +113,7 @@ struct Renderer {
     var partialDepth = 0
     var partialExpansions = 0
     var steps = 0
-    /// Set when a limit stopped the rendering (`maximumOutputBytes`, `maximumSteps`).
+    /// Set when a limit (`limits`) stopped the rendering.
     var cut = false
 
     /// Deeper partial nesting renders nothing (a partial that includes itself without a
@@ -123,21 +123,20 @@ struct Renderer {
     /// does not bound the work: a partial that includes itself twice expands 2^64 times (found by
     /// fuzz-mustache, docs/fuzzing.md). Data-driven recursion over a real tree stays far below.
     static let maximumPartialExpansions = 10_000
-    /// Bytes one rendering writes; past it the rendering stops (the page is cut). The expansion
-    /// bound alone let a 2 KB template that includes itself write ~20 MB (10,000 expansions of a
-    /// long value), and nested sections over one list multiply: `{{#a}}{{#a}}{{#a}}x{{/a}}{{/a}}{{/a}}`
-    /// over 1,000 items is 10^9 bytes (found by fuzz-mustache, docs/fuzzing.md). A landing page
-    /// is ~10 KB.
-    static let maximumOutputBytes = 4 << 20
-    /// Instructions executed in one rendering (the same nesting with an empty body writes nothing
-    /// and would still loop 10^9 times); a real page executes a few thousand.
-    static let maximumSteps = 1_000_000
+    /// Bytes written and instructions executed before the rendering stops (the page is cut):
+    /// `RenderLimits.standard` unless the caller gives others. The expansion bound alone let a
+    /// 2 KB template that includes itself write ~20 MB (10,000 expansions of a long value), and
+    /// nested sections over one list multiply: `{{#a}}{{#a}}{{#a}}x{{/a}}{{/a}}{{/a}}` over 1,000
+    /// items is 10^9 bytes, or 10^9 instructions with an empty body (found by fuzz-mustache,
+    /// docs/fuzzing.md).
+    let limits: RenderLimits
 
     init(
         code: UnsafeBufferPointer<Program.Instruction>, text: UnsafeBufferPointer<UInt8>,
         keys: UnsafeBufferPointer<String>, indents: [[UInt8]], allowedSchemes: Set<String>, root: TemplateValue,
-        out: [UInt8]
+        out: [UInt8], limits: RenderLimits
     ) {
+        self.limits = limits
         self.indents = indents
         self.code = code
         self.text = text
@@ -176,7 +175,7 @@ struct Renderer {
         var i = start
         while i < end {
             steps += 1
-            if steps > Renderer.maximumSteps || out.count > Renderer.maximumOutputBytes {
+            if steps > limits.steps || out.count > limits.outputBytes {
                 cut = true
                 return
             }

@@ -44,31 +44,26 @@ public struct Template: Sendable {
     }
 
     /// The rendered bytes (UTF-8), for a response body.
-    public func renderBytes(_ context: TemplateValue) -> [UInt8] {
+    public func renderBytes(_ context: TemplateValue, limits: RenderLimits = .standard) -> [UInt8] {
         var out: [UInt8] = []
-        render(context, into: &out)
+        render(context, into: &out, limits: limits)
         return out
     }
 
-    /// The most bytes one rendering writes (4 MiB, plus at most the one value or text run being
-    /// written when it was reached) and the most instructions it executes (1,000,000); a
-    /// rendering that reaches either stops there and the output is cut. A landing page is ~10 KB
-    /// and a few thousand instructions: only a template that includes itself or nests sections
-    /// over long lists gets near them.
-    public static let maximumOutputBytes = Renderer.maximumOutputBytes
-    public static let maximumSteps = Renderer.maximumSteps
+    /// The standard limits' values (`RenderLimits.standard`): 4 MiB and 1,000,000 instructions.
+    public static let maximumOutputBytes = RenderLimits.standard.outputBytes
+    public static let maximumSteps = RenderLimits.standard.steps
 
-    /// The rendered bytes, and whether a limit (`maximumOutputBytes`, `maximumSteps`) cut them.
-    public func renderChecked(_ context: TemplateValue) -> (bytes: [UInt8], cut: Bool) {
+    /// The rendered bytes, and whether a limit cut them.
+    public func renderChecked(_ context: TemplateValue, limits: RenderLimits = .standard) -> (bytes: [UInt8], cut: Bool) {
         var out: [UInt8] = []
-        let cut = render(context, into: &out)
+        let cut = render(context, into: &out, limits: limits)
         return (out, cut)
     }
 
-    /// Appends the rendering to `buffer`; returns true when a limit cut it (`maximumOutputBytes`,
-    /// `maximumSteps`).
+    /// Appends the rendering to `buffer`; returns true when a limit (`limits`) cut it.
     @discardableResult
-    public func render(_ context: TemplateValue, into buffer: inout [UInt8]) -> Bool {
+    public func render(_ context: TemplateValue, into buffer: inout [UInt8], limits: RenderLimits = .standard) -> Bool {
         var cut = false
         buffer.reserveCapacity(buffer.count + program.sizeHint)
         program.code.withUnsafeBufferPointer { code in
@@ -76,7 +71,7 @@ public struct Template: Sendable {
                 program.keys.withUnsafeBufferPointer { keys in
                     var renderer = Renderer(
                         code: code, text: text, keys: keys, indents: program.indents,
-                        allowedSchemes: program.allowedSchemes, root: context, out: buffer)
+                        allowedSchemes: program.allowedSchemes, root: context, out: buffer, limits: limits)
                     buffer = []
                     renderer.run(0, program.mainEnd, indent: [])
                     buffer = renderer.out
@@ -86,6 +81,25 @@ public struct Template: Sendable {
         }
         return cut
     }
+}
+
+/// How much one rendering may write and execute; a rendering that reaches either limit stops
+/// there and its output is cut (`Template.renderChecked` reports it).
+public struct RenderLimits: Sendable, Equatable {
+    /// Bytes written, plus at most the one value or text run being written when it was reached.
+    public var outputBytes: Int
+    /// Instructions executed (sections, values, text runs, partials).
+    public var steps: Int
+
+    public init(outputBytes: Int, steps: Int) {
+        self.outputBytes = outputBytes
+        self.steps = steps
+    }
+
+    /// What every page gets: 4 MiB and 1,000,000 instructions. A landing page is ~10 KB and a few
+    /// thousand instructions: only a template that includes itself or nests sections over long
+    /// lists gets near them. (The bound on partial expansions, 10,000, applies whatever the limits.)
+    public static let standard = RenderLimits(outputBytes: 4 << 20, steps: 1_000_000)
 }
 
 /// The tree the compiler builds; `Program.assemble` flattens it for rendering.

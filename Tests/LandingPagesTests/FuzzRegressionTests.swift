@@ -68,6 +68,29 @@ struct MustacheFuzzRegressionTests {
         #expect(none.isEmpty)
     }
 
+    /// fuzz-mustache renders with smaller limits (64 KiB, 20,000 instructions): bytes past them run
+    /// the same code, and near the standard 4 MiB an execution cost ~80 ms under ASan.
+    @Test("a caller's limits cut where it says, in bytes and in instructions", arguments: [TemplateMode.spec, .html])
+    func callerLimits(mode: TemplateMode) throws {
+        let limits = RenderLimits(outputBytes: 64 << 10, steps: 20_000)
+        let value = String(repeating: "v", count: 500)
+        let recursive = try Template(name: "t", source: "{{>a}}", mode: mode, partials: ["a": "{{v}}{{>a}}{{>a}}"])
+        let (bytes, cut) = recursive.renderChecked(["v": .string(value)], limits: limits)
+        #expect(cut)
+        #expect(bytes.count > limits.outputBytes && bytes.count <= limits.outputBytes + value.utf8.count)
+        // The same rendering under the standard limits goes on to 4 MiB.
+        #expect(recursive.renderBytes(["v": .string(value)]).count > Template.maximumOutputBytes)
+        let silent = try Template(name: "t", source: "{{#a}}{{#a}}{{^a}}x{{/a}}{{/a}}{{/a}}", mode: mode)
+        let items = TemplateValue.list(Array(repeating: .bool(true), count: 300))
+        let (none, cutSilent) = silent.renderChecked(["a": items], limits: limits)
+        #expect(cutSilent && none.isEmpty)
+        // 90,000 iterations: under the standard step limit, not cut.
+        #expect(!silent.renderChecked(["a": items]).cut)
+        var buffer = Array("head".utf8)
+        #expect(recursive.render(["v": .string(value)], into: &buffer, limits: limits))
+        #expect(buffer.starts(with: Array("head".utf8)) && buffer.count <= 4 + limits.outputBytes + value.utf8.count)
+    }
+
     @Test("a real page is far below the limits")
     func realPageIsNotCut() throws {
         let template = try Template(name: "t", source: "<ul>{{#a}}<li>{{n}}</li>{{/a}}</ul>", mode: .html)
