@@ -59,9 +59,10 @@ public enum ConfigValidator {
             diagnostics += error.diagnostics.map { $0.withFile(file) }
             return ValidationReport(file: file, diagnostics: diagnostics, validated: nil)
         }
-        diagnostics += table.semanticDiagnostics().map { $0.withFile(file) }
         diagnostics += LandingDiagnostics.check(table).map { $0.withFile(file) }
         let validated = ValidatedConfig(file: file, table: table, reusing: reusing)
+        // Shadowed routes and empty exclusions, per site: a reused site brings its own.
+        diagnostics += validated.sites.flatMap(\.semanticDiagnostics).map { $0.withFile(file) }
         for site in validated.sites {
             func oversized(_ bytes: [UInt8], _ what: String) {
                 diagnostics.append(

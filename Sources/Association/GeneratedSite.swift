@@ -21,12 +21,18 @@ public struct GeneratedSite: Sendable {
     public let aasa: [UInt8]
     /// The bytes served at `/.well-known/assetlinks.json`.
     public let assetLinks: [UInt8]
+    /// The site's shadowed routes and exclusions that exclude nothing
+    /// (`RouteTable.semanticDiagnostics(of:)`), without a file: a reload that reuses the site
+    /// reports them again without running the checks.
+    public let semanticDiagnostics: [Diagnostic]
 
     public init(_ compiled: CompiledSite) {
         self.compiled = compiled
         plan = ComponentPlan(site: compiled)
         aasa = AASAGenerator.bytes(for: compiled, plan: plan)
         assetLinks = AssetLinksGenerator.bytes(for: compiled, plan: plan)
+        GenerationCounter.record(.semanticChecks, site: compiled)
+        semanticDiagnostics = RouteTable.semanticDiagnostics(of: compiled)
     }
 
     public var name: String { compiled.name }
@@ -79,7 +85,7 @@ public struct ValidatedConfig: Sendable {
 /// case) nothing is counted.
 package final class GenerationCounter: Sendable {
     package enum Stage: String, Sendable, CaseIterable {
-        case componentPlan, aasa, assetLinks
+        case componentPlan, aasa, assetLinks, semanticChecks
     }
 
     @TaskLocal package static var current: GenerationCounter?

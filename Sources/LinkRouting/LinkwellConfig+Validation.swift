@@ -378,44 +378,48 @@ extension LinkwellConfig {
 extension RouteTable {
     /// Checks that need the compiled table: shadowed routes and exclusions that exclude nothing.
     public func semanticDiagnostics() -> [Diagnostic] {
+        sites.flatMap(RouteTable.semanticDiagnostics(of:))
+    }
+
+    /// The same checks for one compiled site. They read only the site (its entries, trie and
+    /// host), so a site a reload reuses keeps its result (`GeneratedSite.semanticDiagnostics`).
+    public static func semanticDiagnostics(of site: CompiledSite) -> [Diagnostic] {
         var out: [Diagnostic] = []
-        for site in sites {
-            let s = site.index
-            for (j, entry) in site.entries.enumerated() {
-                let here = "sites[\(s)].routes[\(entry.index)]"
-                if entry.isRoute {
-                    // Every URL of it taken first by an earlier entry?
-                    // Only entries that match the route's own sample path can cover it.
-                    let sample = RouteTable.acceptedSamplePaths(for: entry, variants: 1)[0]
-                    let candidates = site.trie.candidates(forRawPath: sample).filter { $0 < j }.sorted()
-                    for earlier in candidates.map({ site.entries[$0] }) {
-                        guard earlier.pattern.covers(entry.pattern) else { continue }
-                        let earlierRequires = Set(earlier.requiredQuery)
-                        if !earlierRequires.isSubset(of: Set(entry.requiredQuery)) { continue }
-                        if let f = earlier.exclusionFragment, f != entry.exclusionFragment { continue }
-                        let appsCovered = Set(entry.iosAppIDs).isSubset(of: Set(earlier.iosAppIDs))
-                            && Set(entry.androidPackages).isSubset(of: Set(earlier.androidPackages))
-                        if !appsCovered { continue }
-                        let example = (try? build(site: site.name, route: entry.route!.name, parameters: entry.sampleParameters())) ?? entry.pattern.source
-                        out.append(
-                            Diagnostic(
-                                .error, at: "\(here).path", value: entry.pattern.source,
-                                "\(entry.label) can never match: \(earlier.label) (routes[\(earlier.index)]) comes first and takes every URL of it, e.g. \(example)",
-                                fix: "move \(entry.label) above \(earlier.label), or make one of the paths more specific"))
-                        break
-                    }
-                } else {
-                    let later = site.entries[(j + 1)...].filter { $0.isRoute && $0.pattern.overlaps(entry.pattern) }
-                    let sharesApps = later.contains { r in
-                        !Set(r.iosAppIDs).isDisjoint(with: entry.iosAppIDs) || !Set(r.androidPackages).isDisjoint(with: entry.androidPackages)
-                    }
-                    if later.isEmpty || !sharesApps {
-                        out.append(
-                            Diagnostic(
-                                .warning, at: "\(here).exclude", value: entry.pattern.source,
-                                "exclusion '\(entry.pattern.source)' excludes nothing: no route after it matches those paths",
-                                fix: "remove it, or move it above the route it should carve out of"))
-                    }
+        let s = site.index
+        for (j, entry) in site.entries.enumerated() {
+            let here = "sites[\(s)].routes[\(entry.index)]"
+            if entry.isRoute {
+                // Every URL of it taken first by an earlier entry?
+                // Only entries that match the route's own sample path can cover it.
+                let sample = RouteTable.acceptedSamplePaths(for: entry, variants: 1)[0]
+                let candidates = site.trie.candidates(forRawPath: sample).filter { $0 < j }.sorted()
+                for earlier in candidates.map({ site.entries[$0] }) {
+                    guard earlier.pattern.covers(entry.pattern) else { continue }
+                    let earlierRequires = Set(earlier.requiredQuery)
+                    if !earlierRequires.isSubset(of: Set(entry.requiredQuery)) { continue }
+                    if let f = earlier.exclusionFragment, f != entry.exclusionFragment { continue }
+                    let appsCovered = Set(entry.iosAppIDs).isSubset(of: Set(earlier.iosAppIDs))
+                        && Set(entry.androidPackages).isSubset(of: Set(earlier.androidPackages))
+                    if !appsCovered { continue }
+                    let example = (try? RouteTable.exampleURL(site: site, entry: entry)) ?? entry.pattern.source
+                    out.append(
+                        Diagnostic(
+                            .error, at: "\(here).path", value: entry.pattern.source,
+                            "\(entry.label) can never match: \(earlier.label) (routes[\(earlier.index)]) comes first and takes every URL of it, e.g. \(example)",
+                            fix: "move \(entry.label) above \(earlier.label), or make one of the paths more specific"))
+                    break
+                }
+            } else {
+                let later = site.entries[(j + 1)...].filter { $0.isRoute && $0.pattern.overlaps(entry.pattern) }
+                let sharesApps = later.contains { r in
+                    !Set(r.iosAppIDs).isDisjoint(with: entry.iosAppIDs) || !Set(r.androidPackages).isDisjoint(with: entry.androidPackages)
+                }
+                if later.isEmpty || !sharesApps {
+                    out.append(
+                        Diagnostic(
+                            .warning, at: "\(here).exclude", value: entry.pattern.source,
+                            "exclusion '\(entry.pattern.source)' excludes nothing: no route after it matches those paths",
+                            fix: "remove it, or move it above the route it should carve out of"))
                 }
             }
         }

@@ -94,6 +94,17 @@ extension RouteTable {
         }
     }
 
+    /// The https link of a route with its sample parameters, on its own site's host (what
+    /// `build(site:route:parameters:)` returns for it, without looking the site up by name).
+    static func exampleURL(site: CompiledSite, entry: CompiledEntry) throws(LinkBuildError) -> String? {
+        guard let config = entry.route else { return nil }
+        let (path, query, fragment) = try RouteTable.encode(entry: entry, route: config, parameters: entry.sampleParameters())
+        var tail = path
+        if !query.isEmpty { tail += "?" + query }
+        if let fragment { tail += "#" + fragment }
+        return "https://\(site.canonicalHost)\(tail)"
+    }
+
     static func preferredScheme(site: CompiledSite, entry: CompiledEntry) -> String? {
         for app in site.iosApps where entry.iosAppIDs.contains(app.appID) { if let s = app.schemes?.first { return s } }
         for app in site.androidApps where entry.androidPackages.contains(app.package) { if let s = app.schemes?.first { return s } }

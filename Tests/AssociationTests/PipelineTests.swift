@@ -22,6 +22,43 @@ struct PipelineTests {
         #expect(counter.total == validated.table.sites.count * GenerationCounter.Stage.allCases.count)
     }
 
+    @Test("a reload that reuses a site reports its semantic warnings again without running the checks")
+    func reusedSiteKeepsItsSemanticWarnings() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("linkwell-semantic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("linkwell.json5").path
+        func site(_ n: Int, emptyExclusion: Bool) -> String {
+            """
+              { name: "s\(n)", domains: ["s\(n).example.com"],
+                ios: [{ teamID: "ABCDE12345", bundleID: "com.example.s\(n)" }],
+                routes: [\(emptyExclusion ? "{ exclude: \"/nothing/*\" }, " : ""){ name: "post", path: "/post/{id}" }] },
+
+            """
+        }
+        try "{ sites: [\n\(site(0, emptyExclusion: true))\(site(1, emptyExclusion: false))] }\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let first = ConfigValidator.validate(path: path, platformCheck: false)
+        let validated = try #require(first.validated, "\(first.errors)")
+        let warning = try #require(first.diagnostics.first { $0.path == "sites[0].routes[0].exclude" }, "\(first.diagnostics)")
+        #expect(warning.severity == .warning && warning.message.contains("excludes nothing"))
+        #expect(validated.sites[0].semanticDiagnostics.count == 1 && validated.sites[1].semanticDiagnostics.isEmpty)
+
+        // Unchanged file: both sites reused, the checks not run, the same report.
+        let counter = GenerationCounter()
+        let again = GenerationCounter.$current.withValue(counter) { ConfigValidator.validate(path: path, platformCheck: false, reusing: validated.sites) }
+        #expect(counter.count(.semanticChecks, site: 0) == 0 && counter.count(.semanticChecks, site: 1) == 0)
+        #expect(again.diagnostics.map(\.description) == first.diagnostics.map(\.description))
+
+        // Site 1 gains the same mistake: only it is checked again, and both warnings are reported.
+        try "{ sites: [\n\(site(0, emptyExclusion: true))\(site(1, emptyExclusion: true))] }\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let edited = GenerationCounter()
+        let third = GenerationCounter.$current.withValue(edited) { ConfigValidator.validate(path: path, platformCheck: false, reusing: validated.sites) }
+        #expect(edited.count(.semanticChecks, site: 0) == 0 && edited.count(.semanticChecks, site: 1) == 1)
+        #expect(third.diagnostics.filter { $0.message.contains("excludes nothing") }.map(\.path) == ["sites[0].routes[0].exclude", "sites[1].routes[0].exclude"])
+        // What a fresh validation of the edited file reports.
+        #expect(third.diagnostics.map(\.description) == ConfigValidator.validate(path: path, platformCheck: false).diagnostics.map(\.description))
+    }
+
     struct Unreadable: CustomTestStringConvertible, Sendable {
         var name: String
         var aasa: String?
