@@ -1,7 +1,10 @@
-"""RSS and throughput of `linkwell serve` at 1000 keep-alive connections, per connection-memory
-budget (BENCHMARKS.md, "Header budget"). Loopback only; bounded; servers stopped by PID.
+"""RSS, throughput and CPU per request of `linkwell serve` per connection-memory budget
+(BENCHMARKS.md, "Header budget"), AASA at 1000 keep-alive connections by default, or with
+`--close` one request per connection (`Connection: close`, the budget's other cost: a pool over
+32 KiB is its own `mmap` and `munmap` per connection in libmicrohttpd 0.9.75). Loopback only;
+bounded; servers stopped by PID.
 
-    .venv/bin/python bench/pool_rss.py [--rounds 3] [--duration 10]
+    .venv/bin/python bench/pool_rss.py [--rounds 3] [--duration 10] [--connections 1000] [--close]
 """
 import argparse
 import json
@@ -18,8 +21,14 @@ BINARY = os.path.join(ROOT, ".build/release/linkwell")
 BUDGETS = {
     # name: server keys over config/linkwell.json5's server block
     "8 KiB pool (before: 4 KB heads)": "requestHeadBytes: 4096, requestHeaderMemoryBytes: 8192",
+    "32 KiB pool (8 KB heads: behind the shipped proxies)": "requestHeadBytes: 8192",
     "40 KiB pool (default: 16 KB heads)": "",
 }
+
+
+def cpu_seconds(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def status_kib(pid, key):
@@ -29,7 +38,7 @@ def status_kib(pid, key):
     return 0
 
 
-def run(name, keys, duration):
+def run(name, keys, duration, connections=1000, close=False):
     base = open(os.path.join(ROOT, "config/linkwell.json5")).read()
     text = base.replace("server: {", "server: { " + keys + ("," if keys else ""), 1)
     with tempfile.TemporaryDirectory() as tmp:
@@ -41,14 +50,19 @@ def run(name, keys, duration):
             address = json.loads(proc.stdout.readline())["addresses"][0]
             url = f"http://{address}/.well-known/apple-app-site-association"
             idle = status_kib(proc.pid, "VmRSS")
-            wrk = subprocess.Popen(["wrk", "-t2", "-c1000", f"-d{duration}s", "-H", "Host: diallodev.online", url],
+            cpu0 = cpu_seconds(proc.pid)
+            headers = ["-H", "Host: diallodev.online"] + (["-H", "Connection: close"] if close else [])
+            wrk = subprocess.Popen(["wrk", "-t2", f"-c{connections}", f"-d{duration}s", *headers, url],
                                    stdout=subprocess.PIPE, text=True)
             time.sleep(duration * 0.8)
             during = status_kib(proc.pid, "VmRSS")
             out = wrk.communicate(timeout=duration + 30)[0]
+            cpu = cpu_seconds(proc.pid) - cpu0
             rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+            total = int(re.search(r"(\d+) requests in", out).group(1))
             errors = re.search(r"Socket errors: (.*)", out)
             return {"budget": name, "rps": rps, "rss_idle_kib": idle, "rss_1000_kib": during,
+                    "cpu_us_per_request": round(cpu / max(1, total) * 1e6, 1),
                     "peak_kib": status_kib(proc.pid, "VmHWM"), "socket_errors": errors.group(1) if errors else "none"}
         finally:
             proc.send_signal(signal.SIGKILL)
@@ -59,23 +73,27 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--duration", type=int, default=10)
+    ap.add_argument("--connections", type=int, default=1000)
+    ap.add_argument("--close", action="store_true", help="Connection: close (one request per connection)")
     args = ap.parse_args()
     results = []
     for r in range(args.rounds):
         names = list(BUDGETS) if r % 2 == 0 else list(reversed(BUDGETS))
         for name in names:
-            results.append(run(name, BUDGETS[name], args.duration))
+            results.append(run(name, BUDGETS[name], args.duration, args.connections, args.close))
             print(json.dumps(results[-1]), file=sys.stderr)
-    print("| connection memory | req/s median (min–max) | RSS at 1000 keep-alive, median | peak RSS | idle RSS |")
-    print("|---|---|---|---|---|")
+    mode = "Connection: close" if args.close else "keep-alive"
+    print(f"| connection memory | req/s median (min–max) | CPU µs/request, median | RSS at {args.connections} {mode}, median | peak RSS | idle RSS |")
+    print("|---|---|---|---|---|---|")
     for name in BUDGETS:
         rows = [x for x in results if x["budget"] == name]
         rps = sorted(x["rps"] for x in rows)
         rss = sorted(x["rss_1000_kib"] for x in rows)
         peak = sorted(x["peak_kib"] for x in rows)
         idle = sorted(x["rss_idle_kib"] for x in rows)
+        cpu = sorted(x["cpu_us_per_request"] for x in rows)
         mid = len(rows) // 2
-        print(f"| {name} | {rps[mid]:,.0f} ({rps[0]:,.0f}–{rps[-1]:,.0f}) | {rss[mid] / 1024:.1f} MB | {peak[mid] / 1024:.1f} MB | {idle[mid] / 1024:.1f} MB |")
+        print(f"| {name} | {rps[mid]:,.0f} ({rps[0]:,.0f}–{rps[-1]:,.0f}) | {cpu[mid]:.1f} | {rss[mid] / 1024:.1f} MB | {peak[mid] / 1024:.1f} MB | {idle[mid] / 1024:.1f} MB |")
 
 
 if __name__ == "__main__":
