@@ -87,7 +87,7 @@ let package = Package(
             dependencies: ["LinkRouting", "LinkServer", "LinkStore"],
             path: "bench/Sources/linkwell-links-bench"
         ),
-        .testTarget(name: "LinkRoutingTests", dependencies: ["LinkRouting"]),
+        .testTarget(name: "LinkRoutingTests", dependencies: ["LinkRouting"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PlatformMatchersTests", dependencies: ["PlatformMatchers", "LinkwellJSON"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AssociationTests", dependencies: ["Association", "LinkRouting", "PlatformMatchers", "LinkwellJSON"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LandingPagesTests", dependencies: ["LandingPages", "LinkRouting", "LinkwellJSON"], resources: [.copy("Fixtures")]),

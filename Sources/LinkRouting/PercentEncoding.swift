@@ -215,7 +215,10 @@ public struct URLParts: Sendable, Equatable {
         self.fragment = fragment
     }
 
-    /// Splits `scheme://authority/path?query#fragment`; nil when there is no scheme.
+    /// Splits `scheme://authority/path?query#fragment`; nil when there is no scheme. For an
+    /// `http(s)` URL, nil also where a browser fails to parse it (``WebURL``) or would go to
+    /// another host than this split names; `host` is then the browser's (IDNA-mapped, IPv4
+    /// canonical) and `port` nil for the scheme's default.
     public init?(_ text: String) {
         var normalized = PercentEncoding.browserNormalized(text)
         guard
@@ -228,6 +231,13 @@ public struct URLParts: Sendable, Equatable {
             })
         else { return nil }
         self = parts
+        // An http(s) URL: the host is the one a browser goes to, and a URL whose plain split
+        // names another host than a browser reads (`\\` before `@`, no `//`) is refused.
+        if WebURL.defaultPorts[scheme] != nil {
+            guard let web = WebURL(text), WebURL.sameHost(web.host, plain: host) else { return nil }
+            host = web.host.hasSuffix(".") ? String(web.host.dropLast()) : web.host
+            port = web.port
+        }
     }
 }
 

@@ -346,6 +346,11 @@ public struct RouteTable: Sendable {
     /// }
     /// ```
     public func resolve(_ url: String) -> LinkResolution {
+        // An http(s) URL whose host a browser would read differently from the plain split below
+        // (`https://evil.example\\@good.example/`, `https:evil.example`) is refused.
+        if WebURL.hasSpecialScheme(url), URLParts(url) == nil {
+            return .unsupported("'\(url)' is not a URL a browser can open, or a browser would go to another host than it seems to name")
+        }
         // A URL a browser would still encode is read as it would send it (a copy only then).
         var text = PercentEncoding.browserNormalized(url)
         return text.withUTF8 { resolve(normalized: $0, original: url) }

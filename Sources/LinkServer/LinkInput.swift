@@ -23,6 +23,8 @@ enum LinkInput {
         case text
         /// An http(s) URL of at most `AdminAPI.maximumURLLength` scalars.
         case url
+        /// A fallback: an http(s) URL on a host the site may send browsers to (RedirectPolicy).
+        case fallback
         /// The target: a URL of at most `AdminAPI.maximumURLLength` scalars (ShortLinkValidator decides).
         case target
         case bool
@@ -64,9 +66,9 @@ enum LinkInput {
         Field(name: "previewTitle", kind: .text, create: true, patch: true, nullable: true, description: "Preview title instead of the route's (FDL st)."),
         Field(name: "previewDescription", kind: .text, create: true, patch: true, nullable: true, description: "Preview description instead of the route's (FDL sd)."),
         Field(name: "previewImage", kind: .url, create: true, patch: true, nullable: true, description: "Preview image URL instead of the route's (FDL si)."),
-        Field(name: "iosFallback", kind: .url, create: true, patch: true, nullable: true, description: "Where iPhones without the app go (FDL ifl)."),
-        Field(name: "androidFallback", kind: .url, create: true, patch: true, nullable: true, description: "Where Android devices without the app go (FDL afl)."),
-        Field(name: "desktopFallback", kind: .url, create: true, patch: true, nullable: true, description: "Where desktop browsers go (FDL ofl)."),
+        Field(name: "iosFallback", kind: .fallback, create: true, patch: true, nullable: true, description: "Where iPhones without the app go (FDL ifl)."),
+        Field(name: "androidFallback", kind: .fallback, create: true, patch: true, nullable: true, description: "Where Android devices without the app go (FDL afl)."),
+        Field(name: "desktopFallback", kind: .fallback, create: true, patch: true, nullable: true, description: "Where desktop browsers go (FDL ofl)."),
         Field(name: "forcedRedirect", kind: .bool, create: true, patch: true, nullable: false, description: "Redirect without the landing page (FDL efr=1)."),
         Field(name: "expiresAt", kind: .date, create: true, patch: true, nullable: true, description: "After this time the link answers 404; null: never."),
         Field(name: "disabled", kind: .bool, create: true, patch: true, nullable: false, description: "A disabled link answers 404 but keeps its code."),
@@ -124,7 +126,7 @@ enum LinkInput {
             switch field.kind {
             case .text where n > AdminAPI.maximumTextLength:
                 return fail("\(field.name) is \(n) characters long; at most \(AdminAPI.maximumTextLength)")
-            case .url, .target:
+            case .url, .fallback, .target:
                 if n > AdminAPI.maximumURLLength { return fail("\(field.name) is \(n) characters long; at most \(AdminAPI.maximumURLLength)") }
                 if n == 0 { return fail("\(field.name) is empty") }
             case .date:

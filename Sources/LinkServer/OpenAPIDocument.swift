@@ -157,6 +157,8 @@ enum OpenAPIDocument {
         case .length: o = [("type", "integer"), ("minimum", .number(String(ShortCode.minimumShortLength))), ("maximum", .number(String(ShortCode.maximumLength)))]
         case .text: o = [("type", "string"), ("maxLength", .number(String(AdminAPI.maximumTextLength))), noNUL]
         case .url: o = [("type", "string"), ("maxLength", .number(String(AdminAPI.maximumURLLength))), ("pattern", .string(ShortLinkValidator.webURLPattern))]
+        case .fallback:
+            o = [("type", "string"), ("maxLength", .number(String(AdminAPI.maximumURLLength))), ("pattern", .string(fallbackPattern(site.map { [$0] } ?? table.sites, table: table)))]
         case .target:
             o = [("type", "string"), ("maxLength", .number(String(AdminAPI.maximumURLLength))), ("pattern", .string(targetPattern(site.map { [$0] } ?? table.sites)))]
         case .date: o = [("type", "string"), ("format", "date-time")]
@@ -171,6 +173,26 @@ enum OpenAPIDocument {
 
     /// http(s) URLs on the sites' domains with plain path segments: what ShortLinkValidator always
     /// accepts (it also accepts queries and app-scheme links that a route takes).
+    /// A fallback: http(s) on a host RedirectPolicy allows for the sites (their domains and
+    /// allowed hosts, the app stores, the hosts their config links to), a port below 10000
+    /// (a subset: the schema stays simple), then a path, query or fragment without spaces,
+    /// controls or backslashes.
+    static func fallbackPattern(_ sites: [CompiledSite], table: RouteTable) -> String {
+        func escape(_ s: String) -> String { s.replacingOccurrences(of: ".", with: "\\.") }
+        var hosts: Set<String> = RedirectPolicy.storeHosts
+        var wildcards: Set<String> = []
+        for site in sites {
+            hosts.formUnion(site.exactDomains)
+            hosts.formUnion(RedirectPolicy.configHosts(site: site))
+            wildcards.formUnion(site.wildcardSuffixes.map { $0.hasPrefix(".") ? $0 : "." + $0 })
+            for allowed in site.config.shortLinks?.allowedHosts ?? [] {
+                if allowed.hasPrefix("*.") { wildcards.insert(String(allowed.dropFirst(1)).lowercased()) } else { hosts.insert(allowed.lowercased()) }
+            }
+        }
+        let alternatives = hosts.sorted().map(escape) + wildcards.sorted().map { "[a-z0-9]+" + escape($0) }
+        return "^https?://(\(alternatives.joined(separator: "|")))(:[0-9]{1,4})?([/?#][^\\u0000-\\u0020\\u007f\\\\]*)?$"
+    }
+
     static func targetPattern(_ sites: [CompiledSite]) -> String {
         func escape(_ s: String) -> String { s.replacingOccurrences(of: ".", with: "\\.") }
         let hosts = sites.flatMap { site in

@@ -108,6 +108,15 @@ public enum Responder {
             return result(asset.respond(ifNoneMatch: facts.ifNoneMatch), .staticAsset, site: site.name)
         }
 
+        // Every redirect: to a host the site allows, as the parsed URL's serialization.
+        func redirected(_ location: String, route: String?, varies: Bool = true) -> ResponderResult {
+            switch RedirectPolicy.check(location, site: compiled, table: snapshot.table, configHosts: site.redirectHosts) {
+            case let .success(url):
+                return result(redirect(url.href, varies: varies), .redirect, site: site.name, route: route)
+            case let .failure(refusal):
+                return result(plain(400, "Bad Request: Linkwell does not send browsers there: the link's address \(refusal.message).\n"), .error, site: site.name, route: route)
+            }
+        }
         func answer(_ match: LinkMatch, _ overrides: LinkOverrides? = nil, stored: IndexedShortLink? = nil, generation: UInt64 = 0) -> ResponderResult {
             // The compiled page is the route's own; a link that overrides nothing gets it too.
             if overridesNothing(overrides) {
@@ -118,7 +127,7 @@ public enum Responder {
                     answer.click = ClickEvent(userAgent: facts.userAgent, renderer: snapshot.renderer, site: site.name, route: match.route, outcome: .appPage)
                     return answer
                 case let .redirect(location)?:
-                    var answer = result(redirect(location, varies: true), .redirect, site: site.name, route: match.route)
+                    var answer = redirected(location, route: match.route)
                     answer.click = ClickEvent(userAgent: facts.userAgent, renderer: snapshot.renderer, site: site.name, route: match.route, outcome: ClickOutcome(redirectTo: location))
                     return answer
                 case nil:
@@ -132,7 +141,7 @@ public enum Responder {
                     answer = result(page, .page, site: site.name, route: match.route)
                     answer.secured = snapshot.renderer.answersCarrySecurityHeaders
                 case let .redirect(location):
-                    answer = result(redirect(location, varies: true), .redirect, site: site.name, route: match.route)
+                    answer = redirected(location, route: match.route)
                 }
                 answer.click = ClickEvent(browser: made.browser ?? snapshot.renderer.browserFacts(userAgent: facts.userAgent), userAgent: facts.userAgent,
                                           site: site.name, route: match.route, outcome: made.outcome)
@@ -146,7 +155,7 @@ public enum Responder {
                                           iPad: facts.userAgent?.contains("iPad") ?? false)
             var answered: ResponderResult
             if case let .redirect(_, location, _) = decision {
-                answered = result(redirect(location, varies: true), .redirect, site: site.name, route: match.route)
+                answered = redirected(location, route: match.route)
             } else {
                 let page = overrides.map { snapshot.renderer.page(for: match, site: compiled, request: facts, overrides: $0) }
                     ?? snapshot.renderer.page(for: match, site: compiled, request: facts)
@@ -157,7 +166,7 @@ public enum Responder {
             return answered
         }
         func redirectTo(_ location: String, _ route: String?) -> ResponderResult {
-            var answered = result(redirect(location, varies: true), .redirect, site: site.name, route: route)
+            var answered = redirected(location, route: route)
             answered.click = ClickEvent(userAgent: facts.userAgent, renderer: snapshot.renderer, site: site.name, route: route ?? "", outcome: .redirect)
             return answered
         }
@@ -178,7 +187,7 @@ public enum Responder {
         }
         var missed: ResponderResult
         if let target = compiled.config.notFound?.redirect, !target.contains("\r"), !target.contains("\n") {
-            missed = result(redirect(target), .redirect, site: site.name)
+            missed = redirected(target, route: nil, varies: false)
         } else {
             missed = result(snapshot.renderer.notFound(site: compiled, request: facts), .notFound, site: site.name)
         }

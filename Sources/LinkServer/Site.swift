@@ -1,4 +1,5 @@
 import Association
+import LinkStore
 import LinkRouting
 import MicroHTTP
 
@@ -11,10 +12,13 @@ public struct Site: Sendable {
     public let aasa: ConditionalResponse?
     /// nil when the site has no Android app.
     public let assetLinks: ConditionalResponse?
+    /// The hosts the site's own config links to (``RedirectPolicy/configHosts(site:)``).
+    public let redirectHosts: Set<String>
 
     public init(_ generated: GeneratedSite, cacheControl: String) {
         self.generated = generated
         let compiled = generated.compiled
+        redirectHosts = RedirectPolicy.configHosts(site: compiled)
         aasa = compiled.iosApps.isEmpty ? nil
             : ConditionalResponse(body: generated.aasa, contentType: "application/json", cacheControl: cacheControl)
         assetLinks = compiled.androidApps.isEmpty ? nil

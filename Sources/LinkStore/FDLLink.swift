@@ -65,14 +65,16 @@ public enum FDLLink {
         }
         for name in ["link", "afl", "ifl", "ipfl", "ofl", "si"] {
             guard let v = value(name) else { continue }
-            let lower = v.lowercased()
-            guard lower.hasPrefix("https://") || lower.hasPrefix("http://"), let parts = URLParts(v), !parts.host.isEmpty else {
+            guard WebURL.hasHTTPScheme(v), let url = WebURL(v) else {
                 return .failure(FDLProblem(parameter: name, message: "'\(v)' is not an http(s) URL", fix: "write an absolute https:// URL"))
             }
-            if strictHosts, redirectParameters.contains(name), !allows(host: parts.host, site: site, table: table) {
-                return .failure(FDLProblem(
-                    parameter: name, message: "the host '\(parts.host)' is neither a domain of site '\(site.name)' nor one of its shortLinks.allowedHosts",
-                    fix: "if you own it, add it to the config: sites[\(site.index)].shortLinks.allowedHosts: [\"\(parts.host)\"]", host: parts.host))
+            if strictHosts, redirectParameters.contains(name) {
+                if case let .failure(refusal) = RedirectPolicy.check(v, site: site, table: table) {
+                    return .failure(FDLProblem(parameter: name, message: "'\(v)' \(refusal.message)", fix: refusal.fix, host: refusal.host))
+                }
+            } else if URLParts(v) == nil {
+                return .failure(FDLProblem(parameter: name, message: "'\(v)' is read by browsers as a URL on '\(url.host)' (a '\\' or an '@' in the address)",
+                                           fix: "write the URL plainly, as https://host/path", host: url.host))
             }
         }
         var forced = false

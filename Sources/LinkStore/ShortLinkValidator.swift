@@ -26,14 +26,26 @@ public enum ShortLinkValidator {
             return .failure(ShortLinkRefusal("there is no site '\(link.site)'; the config's sites are \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))", field: "site"))
         }
         if let reason = ShortCode.conflict(code: link.code, site: site, table: table) { return .failure(ShortLinkRefusal(reason, field: "code")) }
+        let configHosts = RedirectPolicy.configHosts(site: site)
         for (name, field, value) in [
             ("iOS fallback", "iosFallback", link.iosFallback), ("Android fallback", "androidFallback", link.androidFallback),
-            ("desktop fallback", "desktopFallback", link.desktopFallback), ("preview image", "previewImage", link.previewImage),
+            ("desktop fallback", "desktopFallback", link.desktopFallback), ("iPad fallback", "ipadFallback", link.fdl?.ipadFallback),
         ] {
-            if let value, !isWebURL(value) {
-                return .failure(ShortLinkRefusal(
-                    "the \(name) '\(value)' is not an http(s) URL (http:// or https://, a host of A–Z a–z 0–9 . -, an optional :port, then no spaces or control characters)",
-                    field: field))
+            if let value, case let .failure(refusal) = RedirectPolicy.check(value, site: site, table: table, configHosts: configHosts) {
+                return .failure(ShortLinkRefusal("the \(name) '\(value)' \(refusal.description)", field: field))
+            }
+        }
+        if let image = link.previewImage, !isWebURL(image) {
+            return .failure(ShortLinkRefusal(
+                "the preview image '\(image)' is not an http(s) URL (http:// or https://, a host of A–Z a–z 0–9 . -, an optional :port, then no spaces or control characters)",
+                field: "previewImage"))
+        }
+        let isWeb = WebURL.hasHTTPScheme(link.target)
+        if isWeb {
+            switch RedirectPolicy.check(link.target, site: site, table: table, configHosts: configHosts) {
+            case let .failure(refusal) where refusal.host == nil || URLParts(link.target) == nil || WebURL(link.target)?.hasCredentials == true:
+                return .failure(ShortLinkRefusal("the target '\(link.target)' \(refusal.description)"))
+            default: break
             }
         }
         switch table.resolve(link.target) {
@@ -42,11 +54,11 @@ public enum ShortLinkValidator {
         case let .matched(m):
             return .failure(ShortLinkRefusal("the target '\(link.target)' belongs to site '\(m.site)', not '\(site.name)'; add the link there (--site \(m.site))"))
         case let .noRoute(s) where s == site.name:
-            return link.target.hasPrefix("https://") || link.target.hasPrefix("http://")
+            return isWeb
                 ? .success((.webPage, nil))
                 : .failure(ShortLinkRefusal("the target '\(link.target)' uses an app scheme but no route of site '\(site.name)' accepts it"))
         case let .excluded(s, _, pattern) where s == site.name:
-            return link.target.hasPrefix("https://") || link.target.hasPrefix("http://")
+            return isWeb
                 ? .success((.webPage, nil))
                 : .failure(ShortLinkRefusal("the target '\(link.target)' is excluded by '\(pattern)'"))
         case .noRoute(let s), .excluded(let s, _, _):

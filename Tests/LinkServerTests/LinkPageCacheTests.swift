@@ -32,8 +32,10 @@ struct PerRequestLinkRenderer: PageRenderer {
 struct LinkPageCacheTests {
     static let awkward = "<b>\"Sale\" & 'more'</b> caf\u{E9} \u{1F600} {title} %41%2F\t\\`"
 
-    /// One link per kind of override (and all of them together), to `target` on `site`.
+    /// One link per kind of override (and all of them together), to `target` on `site`; the
+    /// fallbacks lead to the target's host (a host the site allows browsers to be sent to).
     static func links(site: String, target: String) -> [ShortLink] {
+        let web = "https://" + (URLParts(target)?.host ?? "")
         func link(_ code: String, _ edit: (inout ShortLink) -> Void) -> ShortLink {
             var l = ShortLink(code: code, site: site, target: target, createdAt: Date(timeIntervalSince1970: 1_800_000_000))
             edit(&l)
@@ -45,18 +47,18 @@ struct LinkPageCacheTests {
             link("desc") { $0.previewDescription = awkward },
             link("image") { $0.previewImage = "https://cdn.example.com/i.png?a=1&b=<2>" },
             link("preview") { $0.previewTitle = "Half price"; $0.previewDescription = "Only now"; $0.previewImage = "https://cdn.example.com/p.png" },
-            link("ifl") { $0.iosFallback = "https://www.example.com/ios?x=1&y=\"2\"" },
-            link("ipfl") { $0.fdl = FDLParameters(ipadFallback: "https://www.example.com/ipad") },
-            link("afl") { $0.androidFallback = "https://www.example.com/android?q=a&r=<b>" },
-            link("ofl") { $0.desktopFallback = "https://www.example.com/desk" },
+            link("ifl") { $0.iosFallback = web + "/ios?x=1&y=\"2\"" },
+            link("ipfl") { $0.fdl = FDLParameters(ipadFallback: web + "/ipad") },
+            link("afl") { $0.androidFallback = web + "/android?q=a&r=<b>" },
+            link("ofl") { $0.desktopFallback = web + "/desk" },
             link("utm") { $0.fdl = campaign },
             link("store") { $0.fdl = FDLParameters(at: "1l3v", ct: "camp&1", mt: "8", pt: "12<3>") },
             link("efr") { $0.forcedRedirect = true },
-            link("efrafl") { $0.forcedRedirect = true; $0.androidFallback = "https://www.example.com/a"; $0.fdl = FDLParameters(ipadFallback: "https://www.example.com/ip") },
+            link("efrafl") { $0.forcedRedirect = true; $0.androidFallback = web + "/a"; $0.fdl = FDLParameters(ipadFallback: web + "/ip") },
             link("all") {
                 $0.previewTitle = awkward; $0.previewDescription = "d & <e>"; $0.previewImage = "https://cdn.example.com/all.png"
-                $0.iosFallback = "https://www.example.com/i"; $0.androidFallback = "https://www.example.com/a"; $0.desktopFallback = "https://www.example.com/d"
-                $0.fdl = FDLParameters(ipadFallback: "https://www.example.com/p", utmSource: "s", utmMedium: "m", utmCampaign: "c", utmTerm: "t", utmContent: "x",
+                $0.iosFallback = web + "/i"; $0.androidFallback = web + "/a"; $0.desktopFallback = web + "/d"
+                $0.fdl = FDLParameters(ipadFallback: web + "/p", utmSource: "s", utmMedium: "m", utmCampaign: "c", utmTerm: "t", utmContent: "x",
                                        at: "a", ct: "c", mt: "8", pt: "p")
             },
         ]

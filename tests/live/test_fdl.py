@@ -293,7 +293,7 @@ def test_long_link_parameters(config, start_server, params, ua, status, expect):
 
 
 @pytest.mark.parametrize("query, parameter, message", [
-    (long_link(link="https://evil.example/login"), "link", b"the host &#39;evil.example&#39; is neither a domain"),
+    (long_link(link="https://evil.example/login"), "link", b"leads to the host &#39;evil.example&#39;, which is neither a domain"),
     (long_link(link=DEEP, afl="https://evil.example/a"), "afl", b"evil.example"),
     (long_link(link=DEEP, ifl="https://links.example.com.evil.example/"), "ifl", b"links.example.com.evil.example"),
     (long_link(link=DEEP, ofl="https://links.example.com@evil.example/"), "ofl", b"evil.example"),

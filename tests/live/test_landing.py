@@ -97,7 +97,8 @@ def test_computers_desktop_goes_to_web_mobile_gets_page_crawler_gets_preview(sta
         assert meta["og:title"] == "arduino" and meta["og:url"] == f"https://{host}/arduino.html"
     # No route → notFound.redirect.
     status, headers, _ = get(server, "/nope", IPHONE, host)
-    assert status == 302 and headers["location"] == "https://rw-universal-links-web.herokuapp.com"
+    # Sent as the parsed URL's serialization: the empty path is "/", as a browser writes it.
+    assert status == 302 and headers["location"] == "https://rw-universal-links-web.herokuapp.com/"
 
 
 def test_store_redirects_and_open_redirect_attempts(start_server, tmp_path):
