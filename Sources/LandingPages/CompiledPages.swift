@@ -95,6 +95,8 @@ public struct CompiledLandingPage: Sendable {
     public func answer(match: LinkMatch, site: CompiledSite, renderer: LandingRenderer, locale: String) -> Outcome? {
         guard match.route == route, match.iosAppIDs == iosAppIDs, match.androidPackages == androidPackages else { return nil }
         for (name, value) in fixed where match.parameters[name] != value { return nil }
+        // A value the page may not show in its text: rendered the slow way, with the app's name.
+        guard renderer.parameterDisplay.shows(match, site: site) else { return nil }
         var values: [Substring] = []
         values.reserveCapacity(slotNames.count + 2)
         for name in slotNames {
@@ -179,6 +181,10 @@ extension LandingRenderer {
             return m
         }
         let paramChars = Array(repeating: CompiledText.allCharacters, count: slotNames.count)
+        // Probes are long strings of every character: learned without the display bounds, which
+        // each request checks before it takes the compiled bytes.
+        var unbounded = self
+        unbounded.parameterDisplay = .unbounded
         func decision(_ m: LinkMatch) -> FallbackDecision {
             FallbackDecision.decide(browser: browser, site: site, match: m, links: LandingLinks(table: table, site: site, match: m))
         }
@@ -194,7 +200,7 @@ extension LandingRenderer {
         // The page, with the QR code and the card's path as two more slots.
         let log = ProbeLog()
         guard let body = CompiledText.learn(characters: paramChars + [CompiledText.allCharacters, CompiledText.urlCharacters], render: { values in
-            var probeRenderer = self
+            var probeRenderer = unbounded
             let qr = values[values.count - 2]
             let card = values[values.count - 1]
             probeRenderer.qrCode = { _, _ in
@@ -227,7 +233,7 @@ extension LandingRenderer {
             guard qrLabel != nil else { return nil }
         }
         if log.cardCalled {
-            title = CompiledText.learn(characters: paramChars) { Array(self.title(site: site, match: probe($0), tag: catalog.tag).utf8) }
+            title = CompiledText.learn(characters: paramChars) { Array(unbounded.title(site: site, match: probe($0), tag: catalog.tag).utf8) }
             guard title != nil else { return nil }
         }
         return CompiledLandingPage(route: match.route, iosAppIDs: match.iosAppIDs, androidPackages: match.androidPackages,

@@ -40,6 +40,8 @@ public struct LandingRenderer: Sendable {
     public let cardIcons: [(bytes: [UInt8], type: String)?]
     /// Per site: `website` when it does not loop back to this server's not-found page.
     public let homes: [String?]
+    /// Which parameter values page text may show.
+    public internal(set) var parameterDisplay: ParameterDisplay
 
     public static func makeQRCode(_ url: String, label: String) -> TrustedHTML? {
         QRCode(url).map { $0.svg(label: label) }
@@ -96,6 +98,7 @@ public struct LandingRenderer: Sendable {
         self.locales = catalogs.keys.sorted()
         self.brandStyles = table.sites.map { BrandStylesheet(themeColor: $0.config.landing?.themeColor) }
         self.homes = table.sites.map { NextSteps.home(table: table, site: $0) }
+        self.parameterDisplay = ParameterDisplay(table: table)
         self.cardIcons = table.sites.map { site in
             guard let icon = Self.icon(site, platform: .desktop), !icon.contains(":") else { return nil }
             let path = icon.hasPrefix("/") ? String(icon.dropFirst()) : icon
@@ -246,6 +249,7 @@ public struct LandingRenderer: Sendable {
     func title(site: CompiledSite, match: LinkMatch, tag: String) -> String {
         let appName = Self.appName(site)
         let text = Self.previewText(site.entry(named: match.route)?.route?.preview, tag: tag)
+        guard parameterDisplay.shows(match, site: site) else { return appName }
         let title = text.title.map { WebTemplate.fillText($0, parameters: match.parameters) } ?? appName
         return title.isEmpty ? appName : title
     }
@@ -302,7 +306,8 @@ public struct LandingRenderer: Sendable {
         let routeTitle = title(site: site, match: match, tag: catalog.tag)
         let title = overrides?.title ?? routeTitle
         c["title"] = .string(title)
-        if let d = overrides?.description ?? text.description.map({ WebTemplate.fillText($0, parameters: match.parameters) }), !d.isEmpty {
+        let routeDescription = parameterDisplay.shows(match, site: site) ? text.description.map { WebTemplate.fillText($0, parameters: match.parameters) } : nil
+        if let d = overrides?.description ?? routeDescription, !d.isEmpty {
             c["description"] = .string(d)
         }
         if let image = overrides?.image.flatMap({ SafeURL($0).map { (url: $0, generated: false) } })

@@ -2,6 +2,8 @@
 // path, the bad value and the fix. Checks that need generated files (size, platform
 // equivalence) live in the Association module's ConfigValidator, which calls this first.
 
+import Foundation
+
 extension LinkwellConfig {
     /// Structural and semantic checks; compiles the route table as part of it.
     public func validate() -> [Diagnostic] {
@@ -299,6 +301,9 @@ extension LinkwellConfig {
             guard let pattern = try? PathPattern(parsing: r.path, params: r.params ?? [:]) else { continue }  // reported by compilation
             let pathParams = pattern.parameterNames
             for name in (r.query ?? [:]).keys.sorted() {
+                if let spec = r.query?[name] {
+                    validateDisplayBounds(maxLength: spec.maxLength, pattern: spec.pattern, at: "\(here).query.\(name)", route: r.name, into: &out)
+                }
                 if pathParams.contains(name) {
                     out.append(
                         Diagnostic(
@@ -328,6 +333,7 @@ extension LinkwellConfig {
                 if spec.oneOf?.isEmpty == true {
                     out.append(Diagnostic(.error, at: "\(here).params.\(name).oneOf", "route '\(r.name)': empty 'oneOf' list matches nothing", fix: "list the allowed values or remove 'oneOf'"))
                 }
+                validateDisplayBounds(maxLength: spec.maxLength, pattern: spec.pattern, at: "\(here).params.\(name)", route: r.name, into: &out)
             }
             let all = Set(pathParams + Array((r.query ?? [:]).keys) + (r.fragment.map { [$0] } ?? []))
             for (field, template) in [("preview.title", r.preview?.title), ("preview.description", r.preview?.description), ("preview.image", r.preview?.image), ("fallback.web", r.fallback?.web)] {
@@ -424,5 +430,19 @@ extension RouteTable {
             }
         }
         return out
+    }
+}
+
+extension LinkwellConfig {
+    /// `maxLength` within 1…2048 and `pattern` a regular expression, for a path or query parameter.
+    func validateDisplayBounds(maxLength: Int?, pattern: String?, at: String, route: String, into out: inout [Diagnostic]) {
+        if let max = maxLength, max < 1 || max > 2048 {
+            out.append(Diagnostic(.error, at: "\(at).maxLength", value: String(max),
+                                  "route '\(route)': maxLength \(max) is outside 1…2048", fix: "give the longest value a page may show, e.g. 32"))
+        }
+        if let p = pattern, (try? NSRegularExpression(pattern: p)) == nil {
+            out.append(Diagnostic(.error, at: "\(at).pattern", value: p,
+                                  "route '\(route)': '\(p)' is not a regular expression", fix: "write an ICU regular expression such as [A-Z0-9]{4,12} (it must match the whole value)"))
+        }
     }
 }

@@ -297,13 +297,21 @@ public struct RouteConfig: Codable, Sendable, Equatable {
 public struct QueryParamConfig: Codable, Sendable, Equatable {
     /// A link without this parameter (or with an empty value) is not this route.
     public var required: Bool?
+    /// The longest value a landing page shows in its text; see ``ParamConfig/maxLength``.
+    public var maxLength: Int?
+    /// A regular expression a value must match to be shown in page text; see ``ParamConfig/pattern``.
+    public var pattern: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case required
+        case required, maxLength, pattern
     }
 
     /// Creates the parameter; `nil` means optional.
-    public init(required: Bool? = nil) { self.required = required }
+    public init(required: Bool? = nil, maxLength: Int? = nil, pattern: String? = nil) {
+        self.required = required
+        self.maxLength = maxLength
+        self.pattern = pattern
+    }
 }
 
 /// Restrictions on one path parameter of a route (the `params` key).
@@ -311,13 +319,28 @@ public struct ParamConfig: Codable, Sendable, Equatable {
     /// The parameter takes one of these values only (AASA: a substitution variable; Android:
     /// one component per value).
     public var oneOf: [String]?
+    /// The longest value a landing page shows in its text (title, description, card), in
+    /// characters; a longer value still matches the route, but the page shows the app's name
+    /// and no description instead. Default 64.
+    public var maxLength: Int?
+    /// A regular expression (ICU syntax, matched against the whole decoded value) a value must
+    /// match to be shown in page text, e.g. `[A-Z0-9]{4,12}`; otherwise as for `maxLength`.
+    /// It does not change which URLs match: the platforms cannot express it.
+    public var pattern: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case oneOf
+        case oneOf, maxLength, pattern
     }
 
+    /// The longest value shown in page text when `maxLength` is not set.
+    public static let defaultMaxLength = 64
+
     /// Creates the restriction; `nil` means any non-empty segment.
-    public init(oneOf: [String]? = nil) { self.oneOf = oneOf }
+    public init(oneOf: [String]? = nil, maxLength: Int? = nil, pattern: String? = nil) {
+        self.oneOf = oneOf
+        self.maxLength = maxLength
+        self.pattern = pattern
+    }
 }
 
 /// Paths that must never open an app, e.g. `/post/drafts/*`.
@@ -477,15 +500,20 @@ public struct ShortLinksConfig: Codable, Sendable, Equatable {
     /// Hosts other than the site's domains that targets, `link=` and the fallbacks (`afl`, `ifl`,
     /// `ipfl`, `ofl`) may point at (`www.example.com`); everything else is refused (no open redirect).
     public var allowedHosts: [String]?
+    /// Whether a long link's `st`, `sd` and `si` (its own preview title, description and image)
+    /// are shown. Default true, as FDL did; false: anyone writing a long link on this domain
+    /// gets the route's own preview, whatever text and image the link carries.
+    public var longLinkPreviews: Bool?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case prefix, allowedHosts
+        case prefix, allowedHosts, longLinkPreviews
     }
 
     /// Settings with this prefix and these extra hosts.
-    public init(prefix: String? = nil, allowedHosts: [String]? = nil) {
+    public init(prefix: String? = nil, allowedHosts: [String]? = nil, longLinkPreviews: Bool? = nil) {
         self.prefix = prefix
         self.allowedHosts = allowedHosts
+        self.longLinkPreviews = longLinkPreviews
     }
 
     /// `prefix`, or `/` when unset or empty.

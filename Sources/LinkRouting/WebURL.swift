@@ -56,6 +56,7 @@ public struct WebURL: Sendable, Hashable, CustomStringConvertible {
         return s
     }
 
+    /// The serialization (``href``).
     public var description: String { href }
 
     /// True for `user@` or `user:pass@` before the host (browsers hide it; phishers use it).

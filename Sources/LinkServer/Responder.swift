@@ -207,7 +207,8 @@ public enum Responder {
         return Array(target.utf8).withUnsafeBufferPointer(check)
     }
 
-    /// True when a path segment is `.` or `..`, raw or percent-encoded (`%2e%2E`).
+    /// True when a path segment is `.` or `..`, raw or percent-encoded (`%2e%2E`), between `/`,
+    /// `\\`, `%2F` or `%5C`.
     static func hasDotSegment(_ path: Substring) -> Bool {
         if let verdict = path.utf8.withContiguousStorageIfAvailable(hasDotSegment) { return verdict }
         return Array(path.utf8).withUnsafeBufferPointer(hasDotSegment)
@@ -215,7 +216,8 @@ public enum Responder {
 
     static func hasDotSegment(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
         // Over the bytes, without allocating: a segment that is `.` or `..`, each dot possibly
-        // written `%2e`/`%2E`.
+        // written `%2e`/`%2E`, segments ending at `/`, `\` or an encoded one (`%2F`, `%5C`): what
+        // nginx decodes before it refuses a path that climbs above the root.
         var dots = 0
         var valid = true
         var i = 0
@@ -223,18 +225,25 @@ public enum Responder {
         func close() -> Bool { valid && (dots == 1 || dots == 2) }
         while i != end {
             let b = path[i]
-            if b == UInt8(ascii: "/") {
+            if b == UInt8(ascii: "/") || b == UInt8(ascii: "\\") {
                 if close() { return true }
                 dots = 0
                 valid = true
             } else if b == UInt8(ascii: ".") {
                 dots += 1
-            } else if b == UInt8(ascii: "%"), valid {
-                let j = i + 1
-                guard j != end, path[j] == UInt8(ascii: "2") else { valid = false; i = j; continue }
-                let k = j + 1
-                guard k != end, path[k] | 0x20 == UInt8(ascii: "e") else { valid = false; i = k; continue }
-                dots += 1
+            } else if b == UInt8(ascii: "%") {
+                let j = i + 1, k = i + 2
+                guard k < end else { valid = false; i = end; continue }
+                let (high, low) = (path[j], path[k] | 0x20)
+                if (high == UInt8(ascii: "2") && low == UInt8(ascii: "f")) || (high == UInt8(ascii: "5") && low == UInt8(ascii: "c")) {
+                    if close() { return true }
+                    dots = 0
+                    valid = true
+                } else if high == UInt8(ascii: "2") && low == UInt8(ascii: "e") {
+                    dots += 1
+                } else {
+                    valid = false
+                }
                 i = k + 1
                 continue
             } else {

@@ -76,12 +76,18 @@ extension Responder {
                          redirect: (String, String?) -> ResponderResult,
                          page: (Int, [UInt8]) -> ResponderResult) -> ResponderResult {
         let request = LongLinkRequest(query: facts.rawQuery ?? "")
-        let link: ShortLink
+        var link: ShortLink
         switch FDLLink.link(code: "", site: site, table: snapshot.table, parameters: request.parameters, strictHosts: true) {
         case let .failure(problem):
             return page(400, LongLinkPages.refused(problem, site: site))
         case let .success(l):
             link = l
+        }
+        if site.config.shortLinks?.longLinkPreviews == false {
+            // The site shows its routes' own previews: no visitor-written title, text or image.
+            link.previewTitle = nil
+            link.previewDescription = nil
+            link.previewImage = nil
         }
         let match = ShortLinkValidator.match(link.target, site: site, table: snapshot.table)
         let overrides = LinkOverrides(link)
@@ -167,7 +173,7 @@ enum LongLinkPages {
         body += "</table>\n<h2>Parameters</h2>\n<table id=\"parameters\"><tr><th>Parameter</th><th>Value</th><th>Used as</th></tr>\n"
         for name in FDLLink.parameters {
             guard let value = request.parameters[name], !value.isEmpty else { continue }
-            body += "<tr id=\"param-\(name)\"><td><code>\(name)</code></td><td><code>\(HTMLEscaping.text(value))</code></td><td>\(HTMLEscaping.text(use(of: name)))</td></tr>\n"
+            body += "<tr id=\"param-\(name)\"><td><code>\(name)</code></td><td><code>\(HTMLEscaping.text(value))</code></td><td>\(HTMLEscaping.text(use(of: name, previews: site.config.shortLinks?.longLinkPreviews != false)))</td></tr>\n"
         }
         body += "</table>\n"
         if !request.unknown.isEmpty {
@@ -178,9 +184,10 @@ enum LongLinkPages {
     }
 
     /// What Linkwell does with each FDL parameter (the table of docs/migrating-from-firebase.md).
-    static func use(of name: String) -> String {
+    static func use(of name: String, previews: Bool = true) -> String {
         switch name {
         case "link": "the deep link: its route's page and decisions"
+        case "st", "sd", "si" where !previews: "ignored: this site shows its routes' own previews (shortLinks.longLinkPreviews: false)"
         case "st", "sd", "si": "the page's preview (\(name == "st" ? "title" : name == "sd" ? "description" : "image")) instead of the route's"
         case "ifl": "where iPhones without the app go (instead of the App Store)"
         case "ipfl": "where iPads without the app go"

@@ -72,6 +72,11 @@ public enum FDLLink {
                 if case let .failure(refusal) = RedirectPolicy.check(v, site: site, table: table) {
                     return .failure(FDLProblem(parameter: name, message: "'\(v)' \(refusal.message)", fix: refusal.fix, host: refusal.host))
                 }
+            } else if strictHosts, name == "si", !RedirectPolicy.allows(host: url.host, site: site, table: table) {
+                return .failure(FDLProblem(
+                    parameter: name, message: "'\(v)' is an image on '\(url.host)', which is neither a domain of site '\(site.name)' nor one of its shortLinks.allowedHosts",
+                    fix: "serve the image from the site's domains, or add its host to the config: sites[\(site.index)].shortLinks.allowedHosts: [\"\(url.host)\"]",
+                    host: url.host))
             } else if URLParts(v) == nil {
                 return .failure(FDLProblem(parameter: name, message: "'\(v)' is read by browsers as a URL on '\(url.host)' (a '\\' or an '@' in the address)",
                                            fix: "write the URL plainly, as https://host/path", host: url.host))

@@ -223,6 +223,11 @@ struct ResponderTests {
     ])
     func redirectStaysHome(dest: String) {
         let r = respond(snapshot, "/go/\(dest)")
+        if dest.contains("..%2F") {
+            // `..` between encoded slashes is a dot segment, refused before anything is decided (as nginx does).
+            #expect(r.response.status == 400 && r.response.header("Location") == nil)
+            return
+        }
         #expect(r.response.status == 302)
         let location = r.response.header("Location") ?? ""
         #expect(location.hasPrefix("https://web.example.com/p/"), "\(location)")

@@ -119,12 +119,14 @@ struct ShortLinkOverridesTests {
     // MARK: Long links
 
     @Test func aLongLinkIsTheShortLinkOfItsParameters() {
-        let q = "/?link=https%3A%2F%2Fwww.example.com%2Fitem%2F5&st=Five+stars&sd=Read%20it&si=https%3A%2F%2Fcdn.example.com%2F5.png"
+        let q = "/?link=https%3A%2F%2Fwww.example.com%2Fitem%2F5&st=Five+stars&sd=Read%20it&si=https%3A%2F%2Fwww.example.com%2F5.png"
             + "&ifl=https%3A%2F%2Fwww.example.com%2Fi&utm_source=mail&apn=com.example.shop&isi=123456789"
         let crawler = Self.get(q, Self.slack)
         let html = Self.body(crawler)
         #expect(crawler.kind == .page && crawler.route == "item")
-        #expect(html.contains(#"content="Five stars""#) && html.contains(#"content="Read it""#) && html.contains("https://cdn.example.com/5.png"))
+        #expect(html.contains(#"content="Five stars""#) && html.contains(#"content="Read it""#) && html.contains("https://www.example.com/5.png"))
+        // An image from a host the site does not allow is refused, like a redirect there.
+        #expect(Self.get(q.replacingOccurrences(of: "www.example.com%2F5.png", with: "cdn.example.com%2F5.png"), Self.slack).response.status == 400)
         #expect(Self.get(q, Self.iPhone).response.header("Location") == "https://www.example.com/i")
         #expect(Self.body(Self.get(q, Self.desktop)).contains("utm_source%3Dmail%26linkwell_link"))
         // A deep link no route takes: the browser goes there (it is on an allowed host).

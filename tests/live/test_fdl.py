@@ -263,7 +263,7 @@ DEEP = "https://links.example.com/post/42"
     ({"link": "https://www.example.com/post/42"}, SLACK, 200, b'<link rel="canonical" href="https://links.example.com/post/42">'),
     ({"st": "Social title"}, SLACK, 200, b'<meta property="og:title" content="Social title">'),
     ({"sd": "Social description"}, SLACK, 200, b'<meta property="og:description" content="Social description">'),
-    ({"si": "https://cdn.example.net/s.png"}, SLACK, 200, b'<meta property="og:image" content="https://cdn.example.net/s.png">'),
+    ({"si": "https://www.example.com/s.png"}, SLACK, 200, b'<meta property="og:image" content="https://www.example.com/s.png">'),
     ({"ifl": "https://www.example.com/i"}, IPHONE, 200, b'href="https://www.example.com/i"'),
     ({"ipfl": "https://www.example.com/ip"}, IPAD, 200, b'href="https://www.example.com/ip"'),
     ({"afl": "https://www.example.com/a"}, ANDROID, 200, b"S.browser_fallback_url=https%3A%2F%2Fwww.example.com%2Fa;end"),

@@ -128,6 +128,8 @@ CASES = [
     ("dot-dot segment", req("/../etc/passwd"), BAD),
     ("%2e%2e segment", req("/%2e%2e/etc/passwd"), BAD),
     ("%2E%2E mixed case", req("/item/%2E%2e/%2e%2E/x"), BAD),
+    ("%2e%2e%2f, the slash encoded too", req("/%2e%2e%2fetc/passwd"), BAD),
+    ("..%2f above the root", req("/..%2Fetc/passwd"), BAD),
     ("overlong UTF-8 dot-dot", req("/%c0%ae%c0%ae/etc/passwd"), {400, 404}),
     ("overlong UTF-8 slash", req("/item/..%c0%af..%c0%afetc"), {200, 400, 404}),
     ("invalid %zz escape", req("/item/%zz"), BAD),

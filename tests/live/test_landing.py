@@ -125,6 +125,9 @@ def test_store_redirects_and_open_redirect_attempts(start_server, tmp_path):
     assert parse_qs(q["referrer"][0])["linkwell_link"] == ["https://shop.example.com/item/42"]
     for attack in ["%2F%2Fevil.com", "@evil.com", "https:%2F%2Fevil.com", "%5Cevil.com", "..%2F..%2Fevil.com", "javascript:alert(1)"]:
         status, headers, _ = get(server, f"/item/{attack}", DESKTOP)
+        if attack.startswith("..%2F"):
+            assert status == 400 and "location" not in headers  # a dot segment, refused as nginx refuses it
+            continue
         assert status == 302
         assert urlsplit(headers["location"]).netloc == "web.example.com", headers["location"]
     # Crawlers and in-app browsers: the page, never a store.
