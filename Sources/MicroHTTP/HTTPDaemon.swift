@@ -113,23 +113,70 @@ public final class HTTPDaemon: Sendable {
         for socket in sockets { _ = close(socket) }
     }
 
+    /// Requests whose handler has started and whose response is not finished.
+    public func handlingRequests() -> Int {
+        context.handling.load(ordering: .sequentiallyConsistent)
+    }
+
+    /// From now on no request is handed to the handler: one whose handler has not started is
+    /// answered 503 with `Retry-After` and never handled. Requests already in the handler finish.
+    /// Used at the end of a shutdown's grace period, so that a request is either handled and
+    /// answered, or not handled at all — never handled and then cut. Idempotent.
+    public func stopHandling() {
+        context.handlingRequests.store(false, ordering: .sequentiallyConsistent)
+    }
+
+    /// What a shutdown did.
+    public struct ShutdownResult: Sendable, Equatable {
+        /// Every request finished within the grace period.
+        public var drained: Bool
+        /// Requests still open at the deadline (their handler had not run; nothing was done for them).
+        public var cutRequests: Int
+        /// Connections closed by `stop()` at the deadline (idle keep-alive and half-sent heads included).
+        public var cutConnections: Int
+        /// Requests whose handler had started by the deadline and which were not answered within
+        /// `answerGrace` more (a client that does not read its response).
+        public var cutAnswers: Int
+    }
+
     /// `quiesce()`, wait until no request is in flight or `gracePeriod` has passed, `stop()`.
     /// Idle keep-alive connections and connections still sending their head do not delay it
     /// (they are closed by `stop()`). `drained` is true when every request finished; otherwise
     /// the counts say what `stop()` cut at the deadline.
     @discardableResult
-    public func shutdown(gracePeriod: Duration) -> (drained: Bool, cutRequests: Int, cutConnections: Int) {
-        quiesce()
+    public func shutdown(gracePeriod: Duration, answerGrace: Duration = .seconds(5)) -> ShutdownResult {
+        Self.shutdown([self], gracePeriod: gracePeriod, answerGrace: answerGrace)
+    }
+
+    /// Shuts several daemons down together (the public and the admin listener), under one deadline:
+    /// every daemon stops accepting at once; requests in flight finish until `gracePeriod` has
+    /// passed. At the deadline no further request is handed to a handler (`stopHandling()`:
+    /// those get 503 and are not handled), the requests whose handler already started get up to
+    /// `answerGrace` more to finish sending their response, and then every connection is closed.
+    /// So a request that changes something (an API write) is either done and answered, or not done.
+    @discardableResult
+    public static func shutdown(_ daemons: [HTTPDaemon], gracePeriod: Duration, answerGrace: Duration = .seconds(5)) -> ShutdownResult {
+        for daemon in daemons { daemon.quiesce() }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: gracePeriod)
-        var drained = inFlightRequests() == 0
+        func inFlight() -> Int { daemons.reduce(0) { $0 + $1.inFlightRequests() } }
+        var drained = inFlight() == 0
         while !drained && clock.now < deadline {
             usleep(5_000)
-            drained = inFlightRequests() == 0
+            drained = inFlight() == 0
         }
-        let cut = (inFlightRequests(), activeConnections())
-        stop()
-        return (drained, drained ? 0 : cut.0, drained ? 0 : cut.1)
+        var cutAnswers = 0
+        if !drained {
+            for daemon in daemons { daemon.stopHandling() }
+            func handling() -> Int { daemons.reduce(0) { $0 + $1.handlingRequests() } }
+            let answerDeadline = clock.now.advanced(by: answerGrace)
+            while handling() > 0 && clock.now < answerDeadline { usleep(5_000) }
+            cutAnswers = handling()
+        }
+        let cut = (inFlight(), daemons.reduce(0) { $0 + $1.activeConnections() })
+        for daemon in daemons { daemon.stop() }
+        return ShutdownResult(drained: drained, cutRequests: drained ? 0 : max(0, cut.0 - cutAnswers),
+                              cutConnections: drained ? 0 : cut.1, cutAnswers: cutAnswers)
     }
 
     // MARK: - Starting one MHD daemon

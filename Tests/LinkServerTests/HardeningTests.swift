@@ -72,6 +72,9 @@ struct HardeningTests {
         #expect(options.requestBodyLimit == 0 && !options.collectsRequestBodies)
         let admin = try #require(set.adminDaemonOptions())
         #expect(admin.headLimits.allowedMethods == ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"])
-        #expect(admin.collectsRequestBodies && admin.requestBodyLimit == 16 << 20)
+        #expect(admin.collectsRequestBodies && admin.requestBodyLimit == 1 << 20)
+        // The admin listener has limits of its own and the public head deadline and budget.
+        #expect(admin.connectionLimit == 64 && admin.perIPConnectionLimit == 16 && admin.perIPLimitExemptions.isEmpty)
+        #expect(admin.requestHeadTimeoutSeconds == 2.5 && admin.headLimits.headBytes == 4096)
     }
 }
