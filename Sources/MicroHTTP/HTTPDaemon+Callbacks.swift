@@ -16,6 +16,7 @@ final class DaemonContext: @unchecked Sendable {
     let summaryHeaders: [String]
     let requestBodyLimit: Int
     let collectsRequestBodies: Bool
+    let checksFirstBytes: Bool
     let headLimits: RequestHeadLimits
     let tracker: ConnectionTracker
     /// Requests whose head is complete and whose response is not finished.
@@ -38,6 +39,7 @@ final class DaemonContext: @unchecked Sendable {
         self.summaryHeaders = options.summaryHeaders
         self.requestBodyLimit = options.requestBodyLimit
         self.collectsRequestBodies = options.collectsRequestBodies
+        self.checksFirstBytes = options.checksFirstBytes
         self.headLimits = options.headLimits
         self.tracker = ConnectionTracker(options: options)
         self.cLogger = .allocate(capacity: 1)
@@ -190,6 +192,15 @@ enum MHDCallbacks {
             let state = ConnectionState(fd: CMicroHTTPD_get_connection_fd(connection), address: address, acceptedNanos: monotonicNanos())
             daemon.tracker.started(state)
             socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
+            // Bytes that cannot start a request: 400 now (libmicrohttpd would wait for a line end).
+            if daemon.checksFirstBytes, let reason = FirstBytesCheck.problem(fd: state.fd) {
+                state.answeredAtOnce.store(true, ordering: .relaxed)
+                let bodyBytes = FirstBytesCheck.refuse(fd: state.fd, reason: reason)
+                daemon.onRequestCompleted?(HTTPRequestSummary(
+                    method: "", rawTarget: "", httpVersion: "", peerAddress: address, status: 400, bodyBytes: bodyBytes,
+                    durationNanos: monotonicNanos() &- state.acceptedNanos, outcome: .completed, headers: [],
+                    headComplete: false, rejectedBy: .headCheck, annotation: nil))
+            }
         case .CONNECTION_NOTIFY_CLOSED:
             guard let pointer = socketContext.pointee else { return }
             socketContext.pointee = nil
@@ -198,7 +209,7 @@ enum MHDCallbacks {
             // A reply MHD sent on its own before any request context existed (414 for a request
             // line that does not fit, 505, 400 for a garbled one): no completion callback reports it.
             let status = state.requests.load(ordering: .relaxed) == 0 ? MHDOwnReply.take() : 0
-            if status != 0, let hook = daemon.onRequestCompleted {
+            if status != 0, !state.answeredAtOnce.load(ordering: .relaxed), let hook = daemon.onRequestCompleted {
                 hook(HTTPRequestSummary(
                     method: "", rawTarget: "", httpVersion: "", peerAddress: state.address, status: status, bodyBytes: 0,
                     durationNanos: monotonicNanos() &- state.acceptedNanos, outcome: .completed, headers: [],

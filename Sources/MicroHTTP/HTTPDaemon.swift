@@ -245,7 +245,15 @@ public final class HTTPDaemon: Sendable {
             }
         }
         let messages = context.endCapturingLog()
-        if let daemon { return daemon }
+        if let daemon {
+            if options.checksFirstBytes {
+                let listenSocket = CMicroHTTPD_get_listen_fd(daemon)
+                if listenSocket >= 0 {
+                    FirstBytesCheck.deferAccept(listenSocket: listenSocket, seconds: Int(max(1, options.requestHeadTimeoutSeconds.rounded(.up))))
+                }
+            }
+            return daemon
+        }
 
         // libmicrohttpd does not report errno; bind a probe socket the same way to learn the cause.
         let code = probeBind(socketAddress, dualStack: address.dualStack)
