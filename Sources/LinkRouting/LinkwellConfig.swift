@@ -553,7 +553,7 @@ public struct ServerSettings: Codable, Sendable, Equatable {
     public var logQueryStrings: Bool?
     /// Where `public/` (templates, CSS, images) is; default `public` next to the config folder.
     public var publicDir: String?
-    /// Open connections on the admin listener (default 64); beyond it new ones are closed at once.
+    /// Open connections on the admin listener (default 128); beyond it new ones are closed at once.
     public var adminConnectionLimit: Int?
     /// Open admin connections from one client IP (default 16; `0` = no limit).
     public var adminPerIPConnectionLimit: Int?

@@ -52,7 +52,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var shutdownDeadlineSeconds: Double = 10
     public var logQueryStrings: Bool = false
     /// Open connections on the admin listener; beyond it a new one is closed at once.
-    public var adminConnectionLimit: Int = 64
+    public var adminConnectionLimit: Int = 128
     /// Open admin connections from one client address (0 = none): one client cannot take every
     /// place, so `/healthz` still gets in. Not exempted for `trustedProxies`.
     public var adminPerIPConnectionLimit: Int = 16

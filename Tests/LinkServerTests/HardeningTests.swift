@@ -99,7 +99,7 @@ struct HardeningTests {
         #expect(admin.headLimits.allowedMethods == ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"])
         #expect(admin.collectsRequestBodies && admin.requestBodyLimit == 1 << 20)
         // The admin listener has limits of its own and the public head deadline and budget.
-        #expect(admin.connectionLimit == 64 && admin.perIPConnectionLimit == 16 && admin.perIPLimitExemptions.isEmpty)
+        #expect(admin.connectionLimit == 128 && admin.perIPConnectionLimit == 16 && admin.perIPLimitExemptions.isEmpty)
         #expect(admin.requestHeadTimeoutSeconds == 2.5 && admin.headLimits.headBytes == 4096)
     }
 }
