@@ -112,7 +112,7 @@ final class AdminAPI: Sendable {
         }
         let method = request.method == "HEAD" ? "GET" : request.method
         if case .openAPI = endpoint {
-            return Self.json(200, OpenAPIDocument.document(table: runtime.snapshot.table, bodyLimit: Self.bodyLimit))
+            return Self.json(200, openAPI())
         }
         let table = runtime.snapshot.table
         let store: LinkStore
@@ -132,7 +132,7 @@ final class AdminAPI: Sendable {
             case let (.link(site, code), "GET"):
                 return try Self.found(site: site, code: code, table: table, store: store).map { Self.json(200, $0.json(table: table)) }.response
             case let (.link(site, code), "PATCH"): return try patch(request, site: site, code: code, table: table, store: store)
-            case (.openAPI, _): return Self.json(200, OpenAPIDocument.document(table: table, bodyLimit: Self.bodyLimit))
+            case (.openAPI, _): return Self.json(200, openAPI())
             case let (.link(site, code), _):
                 return try Self.found(site: site, code: code, table: table, store: store).map { link throws(LinkStoreError) -> HTTPResponse in
                     try store.delete(site: link.site, code: link.code)
@@ -143,6 +143,11 @@ final class AdminAPI: Sendable {
         } catch {
             return Self.storeError(error, path: store.path)
         }
+    }
+
+    private func openAPI() -> JSONValue {
+        let snapshot = runtime.snapshot
+        return OpenAPIDocument.document(table: snapshot.table, bodyLimit: snapshot.server.adminBodyBytes, bulkBodyLimit: snapshot.server.adminBulkBodyBytes)
     }
 
     // MARK: - Authentication

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import BINARY, ROOT
 from rawhttp import split_address
+from test_limits import rss_kib
 
 BATCH = 20
 
@@ -196,6 +197,28 @@ def test_the_token_is_checked_before_the_body_is_read(tmp_path, start_server):
             assert headers.get("connection") == "close" or expected == 400
             if code:
                 assert json.loads(body)["error"]["code"] == code
+    # 8 clients sending 15 MiB each without a token, at once: refused on the head, nothing read
+    # into memory (before, this added 39–75 MiB of RSS).
+    before = rss_kib(server.proc.pid)
+
+    def upload(results):
+        with connect(server.admin) as s:
+            try:
+                s.sendall(post_head("/api/v1/links", 15 << 20) + b"[" * (15 << 20))
+            except OSError:
+                pass  # the server answered and closed while the body was still going out
+            results.append(read_response(s)[0])
+
+    results = []
+    uploaders = [threading.Thread(target=upload, args=(results,)) for _ in range(8)]
+    for t in uploaders:
+        t.start()
+    for t in uploaders:
+        t.join(timeout=60)
+    grown = rss_kib(server.proc.pid) - before
+    print(f"\n8 unauthenticated 15 MiB uploads: answers {sorted(results)}, RSS grew {grown} KiB")
+    assert set(results) <= {401, 0} and grown < 4 * 1024, (results, grown)
+
     # A little over the limit is read (and thrown away) before the 413, which names its key.
     with connect(server.admin) as s:
         s.sendall(post_head("/api/v1/links/fitconnect/abc", 5000, token=token).replace(b"POST", b"PATCH") + b"x" * 5000)
@@ -207,8 +230,11 @@ def test_the_token_is_checked_before_the_body_is_read(tmp_path, start_server):
         assert read_response(s)[0] == 201
 
     # One line per admin request, 401s included; the token's name, never the token.
-    lines = server.wait_for(lambda e: len([x for x in server.events() if x.get("event") == "admin_request"]) >= len(cases) + 2) and \
-        [e for e in server.events() if e.get("event") == "admin_request"]
+    server.wait_for(lambda e: len([x for x in server.events() if x.get("event") == "admin_request"]) >= len(cases) + 10)
+    lines = [e for e in server.events() if e.get("event") == "admin_request"]
+    uploads = [e for e in lines[len(cases):] if e["status"] != 413 and e["status"] != 201]
+    assert [(e["method"], e["status"]) for e in uploads] == [("POST", 401)] * 8
+    lines = [e for e in lines if e not in uploads]
     assert [(e["method"], e["path"], e["status"]) for e in lines] == [
         ("POST", "/api/v1/links", 401), ("POST", "/api/v1/links", 401), ("POST", "/api/v1/links", 401),
         ("POST", "/api/v1/links", 413), ("PATCH", "/api/v1/links/fitconnect/abc", 413), ("POST", "/api/v1/links", 400),
