@@ -27,6 +27,8 @@ final class DaemonContext: @unchecked Sendable {
     let handlingRequests = Atomic<Bool>(true)
     /// Requests whose handler has started (`enterHandler`) and whose response is not finished.
     let handling = Atomic<Int>(0)
+    /// Handler calls running now (a subset of `handling`: their response is not even queued).
+    let inHandlerCall = Atomic<Int>(0)
     /// Lines logged while a daemon is starting, to explain a failure; nil when not capturing.
     private let startupLog = Locked<[String]?>(nil)
     /// The C side of the log route: `MHDCallbacks.log` plus this context.
@@ -326,8 +328,11 @@ enum MHDCallbacks {
                 httpRequest.header(name).map { (name: name, value: $0) }
             }
         }
+        daemon.inHandlerCall.add(1, ordering: .sequentiallyConsistent)
         let response = daemon.handler.handle(httpRequest)
-        return queue(response, on: connection, for: request, closing: closing || daemon.quiescing.load(ordering: .relaxed))
+        let queued = queue(response, on: connection, for: request, closing: closing || daemon.quiescing.load(ordering: .relaxed))
+        daemon.inHandlerCall.subtract(1, ordering: .sequentiallyConsistent)
+        return queued
     }
 
     /// `MHD_OPTION_NOTIFY_COMPLETED`: the response is sent (or the request failed). Reports the

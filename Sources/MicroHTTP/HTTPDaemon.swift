@@ -118,6 +118,11 @@ public final class HTTPDaemon: Sendable {
         context.handling.load(ordering: .sequentiallyConsistent)
     }
 
+    /// Handler calls running now (their response is not queued yet).
+    public func runningHandlers() -> Int {
+        context.inHandlerCall.load(ordering: .sequentiallyConsistent)
+    }
+
     /// From now on no request is handed to the handler: one whose handler has not started is
     /// answered 503 with `Retry-After` and never handled. Requests already in the handler finish.
     /// Used at the end of a shutdown's grace period, so that a request is either handled and
@@ -134,8 +139,8 @@ public final class HTTPDaemon: Sendable {
         public var cutRequests: Int
         /// Connections closed by `stop()` at the deadline (idle keep-alive and half-sent heads included).
         public var cutConnections: Int
-        /// Requests whose handler had started by the deadline and which were not answered within
-        /// `answerGrace` more (a client that does not read its response).
+        /// Requests whose handler had started by the deadline and whose response was not sent
+        /// within `answerGrace` after the last handler returned (a client that does not read it).
         public var cutAnswers: Int
     }
 
@@ -151,9 +156,11 @@ public final class HTTPDaemon: Sendable {
     /// Shuts several daemons down together (the public and the admin listener), under one deadline:
     /// every daemon stops accepting at once; requests in flight finish until `gracePeriod` has
     /// passed. At the deadline no further request is handed to a handler (`stopHandling()`:
-    /// those get 503 and are not handled), the requests whose handler already started get up to
-    /// `answerGrace` more to finish sending their response, and then every connection is closed.
-    /// So a request that changes something (an API write) is either done and answered, or not done.
+    /// those get 503 and are not handled); handler calls already running finish (however long
+    /// they take: closing the connection under one would lose an answer to a write that was
+    /// done — a second signal is the way out), their responses get `answerGrace` more to be sent,
+    /// and then every connection is closed. So a request that changes something (an API write) is
+    /// either done and answered, or not done.
     @discardableResult
     public static func shutdown(_ daemons: [HTTPDaemon], gracePeriod: Duration, answerGrace: Duration = .seconds(5)) -> ShutdownResult {
         for daemon in daemons { daemon.quiesce() }
@@ -169,6 +176,8 @@ public final class HTTPDaemon: Sendable {
         if !drained {
             for daemon in daemons { daemon.stopHandling() }
             func handling() -> Int { daemons.reduce(0) { $0 + $1.handlingRequests() } }
+            func running() -> Int { daemons.reduce(0) { $0 + $1.runningHandlers() } }
+            while running() > 0 { usleep(5_000) }
             let answerDeadline = clock.now.advanced(by: answerGrace)
             while handling() > 0 && clock.now < answerDeadline { usleep(5_000) }
             cutAnswers = handling()

@@ -147,6 +147,20 @@ final class OpenSocket {
         #expect(!r.drained && r.cutAnswers == 0)
     }
 
+    @Test("shutdown: a handler still running past the deadline and the answer grace finishes, and its answer is sent")
+    func shutdownWaitsForARunningHandler() throws {
+        let handler = GateHandler()
+        let daemon = try Self.daemon(handler)
+        let slow = try OpenSocket(port: daemon.boundAddresses[0].port)
+        slow.send("POST /slow HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ok\r\nContent-Length: 1\r\n\r\na")
+        #expect(waitUntil { handler.handled.load(ordering: .sequentiallyConsistent) == 1 })
+        // The handler sleeps 1.5 s: far past both limits.
+        let r = daemon.shutdown(gracePeriod: .milliseconds(100), answerGrace: .milliseconds(200))
+        #expect(!r.drained && r.cutAnswers == 0 && r.cutRequests == 0)
+        let reply = slow.readAll()
+        #expect(reply.hasPrefix("HTTP/1.1 200") && reply.hasSuffix("checked 1 false"), "\(reply)")
+    }
+
     @Test("shutdown: a body still arriving at the deadline is cut, never handled")
     func shutdownCutsAnUnfinishedUpload() throws {
         let handler = GateHandler()
