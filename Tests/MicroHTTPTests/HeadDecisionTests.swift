@@ -83,6 +83,15 @@ final class OpenSocket {
             handler: handler)
     }
 
+    /// A daemon on `GateHandler`, and a client that sent it `POST path` with `body` of `length` bytes.
+    static func started(path: String, length: Int, body: String) throws -> (GateHandler, HTTPDaemon, OpenSocket) {
+        let handler = GateHandler()
+        let daemon = try Self.daemon(handler)
+        let client = try OpenSocket(port: daemon.boundAddresses[0].port)
+        client.send("POST \(path) HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ok\r\nContent-Length: \(length)\r\n\r\n\(body)")
+        return (handler, daemon, client)
+    }
+
     @Test("a request refused on its head is answered without its body being sent, and is never handled")
     func refusedBeforeTheBody() throws {
         let handler = GateHandler()
@@ -149,10 +158,7 @@ final class OpenSocket {
 
     @Test("shutdown: a handler still running past the deadline and the answer grace finishes, and its answer is sent")
     func shutdownWaitsForARunningHandler() throws {
-        let handler = GateHandler()
-        let daemon = try Self.daemon(handler)
-        let slow = try OpenSocket(port: daemon.boundAddresses[0].port)
-        slow.send("POST /slow HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ok\r\nContent-Length: 1\r\n\r\na")
+        let (handler, daemon, slow) = try Self.started(path: "/slow", length: 1, body: "a")
         #expect(waitUntil { handler.handled.load(ordering: .sequentiallyConsistent) == 1 })
         // The handler sleeps 1.5 s: far past both limits.
         let r = daemon.shutdown(gracePeriod: .milliseconds(100), answerGrace: .milliseconds(200))
@@ -163,10 +169,7 @@ final class OpenSocket {
 
     @Test("shutdown: a body still arriving at the deadline is cut, never handled")
     func shutdownCutsAnUnfinishedUpload() throws {
-        let handler = GateHandler()
-        let daemon = try Self.daemon(handler)
-        let upload = try OpenSocket(port: daemon.boundAddresses[0].port)
-        upload.send("POST /x HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ok\r\nContent-Length: 100\r\n\r\nab")
+        let (handler, daemon, upload) = try Self.started(path: "/x", length: 100, body: "ab")
         #expect(waitUntil { daemon.inFlightRequests() == 1 })
         let r = daemon.shutdown(gracePeriod: .milliseconds(200))
         #expect(!r.drained && r.cutRequests == 1 && r.cutAnswers == 0)
