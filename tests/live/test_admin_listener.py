@@ -332,3 +332,30 @@ def test_64_slow_unauthenticated_uploads_do_not_delay_healthz(tmp_path, start_se
     print(f"\n/healthz: idle median {statistics.median(baseline):.1f} ms; with 16 dripped heads held and 64 slow "
           f"unauthenticated uploads: median {median:.1f} ms, max {worst:.1f} ms ({len(probes)} probes)")
     assert len(probes) >= 20 and median < 100 and worst < 100, probes
+
+
+def test_admin_head_deadline_cuts_a_dripping_head(tmp_path, start_server):
+    server = start_server(write_config(tmp_path, "requestHeadTimeoutSeconds: 1"), extra=["--access-log", "off"])
+    s = connect(server.admin)
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: admin\r\nX-Slow: ")
+    cut = False
+    for _ in range(40):  # one byte every 0.1 s: never idle long enough for the idle timeout
+        try:
+            s.sendall(b"z")
+        except OSError:
+            cut = True
+            break
+        s.settimeout(0.1)
+        try:
+            if s.recv(1) == b"":
+                cut = True
+                break
+        except socket.timeout:
+            pass
+        except OSError:
+            cut = True
+            break
+    s.close()
+    assert cut, "the dripping head was not cut within 4 s"
+    event = server.wait_for(lambda e: e.get("event") == "connections_closed" and e.get("listener") == "admin")
+    assert event["reason"] == "request_head_deadline" and event["count"] == 1
