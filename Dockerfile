@@ -47,11 +47,13 @@ COPY config/linkwell.json5 /etc/linkwell/linkwell.json5
 COPY man/linkwell.1 /usr/local/share/man/man1/linkwell.1
 WORKDIR /usr/local/share/linkwell
 USER 10001:10001
-EXPOSE 8080 9090
+# Only the public port: the admin listener (/metrics, the REST API) stays on the container's
+# loopback (server.admin, default 127.0.0.1:9090); docs/deploy.md shows how to publish it safely.
+EXPOSE 8080
 # No curl in the image: the binary does the loopback GET itself.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=5s --retries=3 \
   CMD ["/usr/local/bin/linkwell", "healthcheck", "--timeout", "3", "http://127.0.0.1:9090/healthz"]
 # Exec form: linkwell is PID 1 and receives SIGTERM itself (it drains and exits).
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/local/bin/linkwell"]
-CMD ["serve", "--config", "/etc/linkwell/linkwell.json5", "--listen", "0.0.0.0:8080", "--admin", "0.0.0.0:9090"]
+CMD ["serve", "--config", "/etc/linkwell/linkwell.json5", "--listen", "0.0.0.0:8080"]

@@ -89,6 +89,7 @@ extension LinkwellConfig {
         let positive: [(String, Int?)] = [
             ("threads", server.threads), ("connectionLimit", server.connectionLimit),
             ("connectionTimeoutSeconds", server.connectionTimeoutSeconds), ("requestHeaderMemoryBytes", server.requestHeaderMemoryBytes),
+            ("adminConnectionLimit", server.adminConnectionLimit),
         ]
         for (name, value) in positive {
             if let value, value < 1 {
@@ -97,6 +98,14 @@ extension LinkwellConfig {
         }
         if let v = server.perIPConnectionLimit, v < 0 {
             out.append(Diagnostic(.error, at: "server.perIPConnectionLimit", value: String(v), "server.perIPConnectionLimit cannot be negative", fix: "0 means no per-address limit"))
+        }
+        if let v = server.adminPerIPConnectionLimit, v < 0 {
+            out.append(Diagnostic(.error, at: "server.adminPerIPConnectionLimit", value: String(v), "server.adminPerIPConnectionLimit cannot be negative", fix: "0 means no per-address limit"))
+        }
+        for (name, value) in [("adminBodyBytes", server.adminBodyBytes), ("adminBulkBodyBytes", server.adminBulkBodyBytes)] {
+            if let value, !(1024...(1 << 30)).contains(value) {
+                out.append(Diagnostic(.error, at: "server.\(name)", value: String(value), "server.\(name) must be between 1024 and 1073741824 bytes", fix: "remove it to use the default (\(name == "adminBodyBytes" ? "1048576, 1 MiB" : "16777216, 16 MiB"))"))
+            }
         }
         if let m = server.requestHeaderMemoryBytes, m >= 1, m < 4096 {
             out.append(Diagnostic(.error, at: "server.requestHeaderMemoryBytes", value: String(m), "\(m) bytes cannot hold a browser's request headers", fix: "use at least 4096, or remove it: by default the pool is sized for server.requestHeadBytes"))

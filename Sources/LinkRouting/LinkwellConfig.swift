@@ -581,11 +581,20 @@ public struct ServerSettings: Codable, Sendable, Equatable {
     public var logQueryStrings: Bool?
     /// Where `public/` (templates, CSS, images) is; default `public` next to the config folder.
     public var publicDir: String?
+    /// Open connections on the admin listener (default 128); beyond it new ones are closed at once.
+    public var adminConnectionLimit: Int?
+    /// Open admin connections from one client IP (default 16; `0` = no limit).
+    public var adminPerIPConnectionLimit: Int?
+    /// The largest admin API request body, in bytes (default 1 MiB; 413 beyond).
+    public var adminBodyBytes: Int?
+    /// The largest body of a bulk admin endpoint (`POST /api/v1/links`), in bytes (default 16 MiB).
+    public var adminBulkBodyBytes: Int?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case listen, admin, threads, trustedProxies, associationCacheControl, connectionLimit, perIPConnectionLimit,
             connectionTimeoutSeconds, requestHeaderMemoryBytes, requestHeadTimeoutSeconds, requestHeadBytes,
-            shutdownDeadlineSeconds, logQueryStrings, publicDir
+            shutdownDeadlineSeconds, logQueryStrings, publicDir, adminConnectionLimit, adminPerIPConnectionLimit, adminBodyBytes,
+            adminBulkBodyBytes
     }
 
     /// Creates settings with every key unset (all defaults).

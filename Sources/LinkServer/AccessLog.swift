@@ -419,6 +419,15 @@ public struct RequestLogLine: Sendable {
     public var route: String?
     public var kind: String
     public var rejectedBy: String?
+    /// `request` (the public listener) or `admin_request`.
+    public var event: Event = .request
+    /// The name of the API token that authenticated an admin request (never the token itself).
+    public var token: String?
+
+    public enum Event: String, Sendable {
+        case request
+        case adminRequest = "admin_request"
+    }
 
     public init(site: String?, method: String, path: String, status: Int, intendedStatus: Int?, outcome: String?, bytes: Int,
                 durationNanos: Int, client: String, scheme: String?, route: String?, kind: String, rejectedBy: String?) {
@@ -433,22 +442,24 @@ public struct RequestLogLine: Sendable {
          ("status", .int(status)), ("intended_status", intendedStatus.map { .int($0) }), ("outcome", outcome.map { .string($0) }),
          ("bytes", .int(bytes)), ("duration_ms", .double(Double(durationNanos) / 1e6)),
          ("client", .string(client)), ("scheme", scheme.map { .string($0) }),
-         ("route", route.map { .string($0) }), ("kind", .string(kind)), ("rejected_by", rejectedBy.map { .string($0) })]
+         ("route", route.map { .string($0) }), ("kind", .string(kind)), ("rejected_by", rejectedBy.map { .string($0) }),
+         ("token", token.map { .string($0) })]
     }
 
     /// Room the line can take at most: 6 bytes per string byte (`\u00XX`) plus the fixed parts.
     var bound: Int {
         func s(_ v: String?) -> Int { v.map { $0.utf8.count * 6 + 2 } ?? 0 }
-        return 400 + s(site) + s(method) + s(path) + s(outcome) + s(client) + s(scheme) + s(route) + s(kind) + s(rejectedBy)
+        return 420 + s(site) + s(method) + s(path) + s(outcome) + s(client) + s(scheme) + s(route) + s(kind) + s(rejectedBy) + s(token)
     }
 
     /// Writes the line as `EventLog.line(format:…, "request", fields)` would, byte for byte.
     func write(_ format: EventLog.Format, seconds: Int, nanos: Int, into w: inout LineWriter) {
         let json = format == .json
         if json {
-            w.ascii("{\"time\":\""); w.timestamp(seconds: seconds, nanos: nanos); w.ascii("\",\"event\":\"request\"")
+            w.ascii("{\"time\":\""); w.timestamp(seconds: seconds, nanos: nanos)
+            w.ascii(event == .request ? "\",\"event\":\"request\"" : "\",\"event\":\"admin_request\"")
         } else {
-            w.timestamp(seconds: seconds, nanos: nanos); w.ascii(" request")
+            w.timestamp(seconds: seconds, nanos: nanos); w.ascii(event == .request ? " request" : " admin_request")
         }
         func key(_ k: StaticString) {
             if json { w.ascii(",\""); w.ascii(k); w.ascii("\":") } else { w.byte(0x20); w.ascii(k); w.byte(0x3D) }
@@ -466,7 +477,7 @@ public struct RequestLogLine: Sendable {
         num("status", status); num("intended_status", intendedStatus); str("outcome", outcome)
         num("bytes", bytes); key("duration_ms"); w.milliseconds(nanos: durationNanos)
         str("client", client); str("scheme", scheme); str("route", route)
-        str("kind", kind); str("rejected_by", rejectedBy)
+        str("kind", kind); str("rejected_by", rejectedBy); str("token", token)
         w.ascii(json ? "}\n" : "\n")
     }
 }

@@ -10,10 +10,16 @@ import LinkStore
 import LinkwellJSON
 import MicroHTTP
 
+/// What the admin API tells the access log about a request: the name of the token it accepted.
+struct AdminRequestNote: Sendable {
+    let tokenName: String
+}
+
 /// Answers `/api/v1/…` on the admin listener.
 final class AdminAPI: Sendable {
     static let prefix = "/api/v1"
-    /// The largest request body: a bulk create of 10,000 links with every override fits.
+    /// The largest body of `POST /api/v1/links` by default (`server.adminBulkBodyBytes`): a bulk
+    /// create of 10,000 links with every override fits.
     static let bodyLimit = 16 << 20
     /// The most links one POST may create.
     static let maximumBatch = 10_000
@@ -48,7 +54,32 @@ final class AdminAPI: Sendable {
         }
     }
 
-    private func respond(_ request: HTTPRequest) -> HTTPResponse {
+    /// The head of an API request has arrived, its body not yet: route and authenticate now, so
+    /// a request without a valid token is refused before a byte of its body is read, and set the
+    /// body limit of the endpoint. The authentication is kept for `handle` (done once).
+    func headReceived(_ request: HTTPRequest) -> HTTPHeadDecision {
+        let endpoint: Endpoint
+        switch route(request) {
+        case let .failure(refusal):
+            runtime.metrics.api.record(method: request.method, status: refusal.response.status)
+            return .answer(refusal.response)
+        case let .success(e): endpoint = e
+        }
+        if case .openAPI = endpoint { return .readBody(limit: 0) }
+        switch authenticate(request, table: runtime.snapshot.table) {
+        case let .failure(refusal):
+            runtime.metrics.api.record(method: request.method, status: refusal.response.status)
+            return .answer(refusal.response)
+        case let .success(authenticated):
+            request.keepForHandler(authenticated)
+        }
+        let server = runtime.snapshot.server
+        if case .links = endpoint, request.method == "POST" { return .readBody(limit: server.adminBulkBodyBytes) }
+        return .readBody(limit: server.adminBodyBytes)
+    }
+
+    /// The endpoint a request names, or the 404/405 for it.
+    private func route(_ request: HTTPRequest) -> Result<Endpoint, Refusal> {
         let path = request.rawPath.dropFirst(Self.prefix.count)
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         let endpoint: Endpoint
@@ -60,24 +91,38 @@ final class AdminAPI: Sendable {
             let parts = Array(segments)
             endpoint = .link(site: PercentEncoding.decode(String(parts[1])), code: PercentEncoding.decode(String(parts[2])))
         default:
-            return Self.error(
+            return .failure(Refusal(response: Self.error(
                 404, "not_found", "there is no API endpoint \(request.rawPath)",
-                fix: "the endpoints are GET/POST \(Self.prefix)/links, GET/PATCH/DELETE \(Self.prefix)/links/{site}/{code} and GET \(Self.prefix)/stats; \(Self.prefix)/openapi.json describes them")
+                fix: "the endpoints are GET/POST \(Self.prefix)/links, GET/PATCH/DELETE \(Self.prefix)/links/{site}/{code} and GET \(Self.prefix)/stats; \(Self.prefix)/openapi.json describes them")))
         }
         let method = request.method == "HEAD" ? "GET" : request.method
         guard endpoint.allowed.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == method }) else {
-            return Self.error(
+            return .failure(Refusal(response: Self.error(
                 405, "method_not_allowed", "\(request.method) is not allowed on \(request.rawPath)",
-                fix: "use \(endpoint.allowed) here (see \(Self.prefix)/openapi.json)", headers: [("Allow", endpoint.allowed)])
+                fix: "use \(endpoint.allowed) here (see \(Self.prefix)/openapi.json)", headers: [("Allow", endpoint.allowed)])))
         }
+        return .success(endpoint)
+    }
+
+    private func respond(_ request: HTTPRequest) -> HTTPResponse {
+        let endpoint: Endpoint
+        switch route(request) {
+        case let .failure(refusal): return refusal.response
+        case let .success(e): endpoint = e
+        }
+        let method = request.method == "HEAD" ? "GET" : request.method
         if case .openAPI = endpoint {
-            return Self.json(200, OpenAPIDocument.document(table: runtime.snapshot.table, bodyLimit: Self.bodyLimit))
+            return Self.json(200, openAPI())
         }
         let table = runtime.snapshot.table
         let store: LinkStore
-        switch authenticate(request, table: table) {
-        case let .failure(refusal): return refusal.response
-        case let .success(s): store = s
+        if let authenticated = request.keptForHandler as? Authenticated {
+            store = authenticated.store  // by headReceived, before the body was read
+        } else {
+            switch authenticate(request, table: table) {
+            case let .failure(refusal): return refusal.response
+            case let .success(a): store = a.store
+            }
         }
         do {
             switch (endpoint, method) {
@@ -87,7 +132,7 @@ final class AdminAPI: Sendable {
             case let (.link(site, code), "GET"):
                 return try Self.found(site: site, code: code, table: table, store: store).map { Self.json(200, $0.json(table: table)) }.response
             case let (.link(site, code), "PATCH"): return try patch(request, site: site, code: code, table: table, store: store)
-            case (.openAPI, _): return Self.json(200, OpenAPIDocument.document(table: table, bodyLimit: Self.bodyLimit))
+            case (.openAPI, _): return Self.json(200, openAPI())
             case let (.link(site, code), _):
                 return try Self.found(site: site, code: code, table: table, store: store).map { link throws(LinkStoreError) -> HTTPResponse in
                     try store.delete(site: link.site, code: link.code)
@@ -100,6 +145,11 @@ final class AdminAPI: Sendable {
         }
     }
 
+    private func openAPI() -> JSONValue {
+        let snapshot = runtime.snapshot
+        return OpenAPIDocument.document(table: snapshot.table, bodyLimit: snapshot.server.adminBodyBytes, bulkBodyLimit: snapshot.server.adminBulkBodyBytes)
+    }
+
     // MARK: - Authentication
 
     /// A 401 or 503 answer.
@@ -107,8 +157,22 @@ final class AdminAPI: Sendable {
         var response: HTTPResponse
     }
 
-    private func authenticate(_ request: HTTPRequest, table: RouteTable) -> Result<LinkStore, Refusal> {
+    /// A request whose token is valid: the database it opened, and the token's name (for the log).
+    struct Authenticated: @unchecked Sendable {
+        // @unchecked: LinkStore is shared across requests already (`stores`); this only carries it.
+        let store: LinkStore
+        let tokenName: String
+    }
+
+    private func authenticate(_ request: HTTPRequest, table: RouteTable) -> Result<Authenticated, Refusal> {
         let create = "create one with 'linkwell tokens create --config \(runtime.configPath)' and send 'Authorization: Bearer <token>'"
+        // Which of two tokens would count is a guess a proxy and Linkwell could make differently.
+        let authorizations = request.headerValues("Authorization").count
+        if authorizations > 1 {
+            return .failure(Refusal(response: Self.error(
+                400, "duplicate_authorization", "the request has \(authorizations) Authorization headers; send exactly one",
+                fix: "send one 'Authorization: Bearer <token>' header (check that a proxy does not add a second one)")))
+        }
         guard let token = BearerToken.fromAuthorization(request.header("Authorization")) else {
             runtime.metrics.api.record(authFailure: .missing)
             let sent = request.header("Authorization") != nil
@@ -134,8 +198,9 @@ final class AdminAPI: Sendable {
         }
         do {
             switch try store.authenticate(token) {
-            case .valid:
-                return .success(store)
+            case let .valid(name):
+                request.attach(AdminRequestNote(tokenName: name))
+                return .success(Authenticated(store: store, tokenName: name))
             case let .revoked(name):
                 runtime.metrics.api.record(authFailure: .revoked)
                 return .failure(Refusal(response: Self.unauthorized(
@@ -297,9 +362,12 @@ final class AdminAPI: Sendable {
     /// The request's JSON body, or the 400/413/415 that says why there is none.
     private static func jsonBody(_ request: HTTPRequest) -> Result<JSONValue, Refusal> {
         if request.bodyTooLarge {
+            let limit = request.bodyLimit ?? bodyLimit
             return .failure(Refusal(response: error(
-                413, "body_too_large", "the request body is larger than \(bodyLimit / (1 << 20)) MiB",
-                fix: "send at most \(maximumBatch) links per request (they fit); split larger imports")))
+                413, "body_too_large", "the request body is larger than \(sizeText(limit)), the most this endpoint takes",
+                fix: request.method == "POST"
+                    ? "split the links into several requests (server.adminBulkBodyBytes sets this limit)"
+                    : "send a smaller body (server.adminBodyBytes sets this limit)")))
         }
         let type = request.header("Content-Type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard type == "application/json" else {
@@ -307,11 +375,41 @@ final class AdminAPI: Sendable {
                 415, "unsupported_media_type", "the body must be JSON, but Content-Type is \(type.map { "'\($0)'" } ?? "missing")",
                 fix: "send 'Content-Type: application/json' (curl: -H 'Content-Type: application/json')")))
         }
+        let value: JSONValue
         do {
-            return .success(try JSONValue.parse(request.body))
+            value = try JSONValue.parse(request.body)
         } catch {
             return .failure(Refusal(response: Self.error(
                 400, "invalid_json", "the body is not valid JSON: \(error.description)", fix: "check the JSON at that line and column (e.g. with 'jq .')")))
+        }
+        // Which of two values counts is a guess JSON parsers make differently; refuse instead.
+        if let (key, place) = duplicateKey(in: value, at: nil) {
+            return .failure(Refusal(response: Self.error(
+                400, "duplicate_key", "the key '\(key)' appears more than once in \(place); each key may appear once per object",
+                fix: "remove one of the '\(key)' members and send the request again")))
+        }
+        return .success(value)
+    }
+
+    /// The first key that appears twice in one object, and where: `the body` or `item 3` (of an array body).
+    static func duplicateKey(in value: JSONValue, at place: String?) -> (key: String, place: String)? {
+        switch value {
+        case let .object(members):
+            var seen = Set<String>()
+            for member in members {
+                if !seen.insert(member.key).inserted { return (member.key, place ?? "the body") }
+            }
+            for member in members {
+                if let found = duplicateKey(in: member.value, at: (place.map { "\($0), " } ?? "") + "member '\(member.key)'") { return found }
+            }
+            return nil
+        case let .array(items):
+            for (index, item) in items.enumerated() {
+                if let found = duplicateKey(in: item, at: place.map { "\($0), item \(index)" } ?? "item \(index)") { return found }
+            }
+            return nil
+        default:
+            return nil
         }
     }
 
@@ -352,6 +450,13 @@ final class AdminAPI: Sendable {
     private static func unauthorized(_ code: String, _ message: String, fix: String, rfcError: String?) -> HTTPResponse {
         let challenge = "Bearer realm=\"linkwell admin API\"" + (rfcError.map { ", error=\"\($0)\"" } ?? "")
         return error(401, code, message, fix: fix, headers: [("WWW-Authenticate", challenge)])
+    }
+
+    /// `1 MiB`, `512 KiB`, `1000 bytes`.
+    static func sizeText(_ bytes: Int) -> String {
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
     }
 
     /// `{"error": {"code", "message", "fix", "details"?}}`.

@@ -51,7 +51,7 @@ final class LinkPageCache: Sendable {
     }
 
     private let state = Locked(State())
-    let browsers = BoundedCache<String, Browser>(capacity: 4096)
+    let browsers = BoundedCache<HeaderKey, Browser>(byteBudget: CompiledPageCache.headerCacheBytes, heapBytes: { $0.facts.heapBytes })
     let capacity: Int
     let byteBudget: Int
     /// A larger answer is made every time, never kept.
@@ -69,7 +69,7 @@ final class LinkPageCache: Sendable {
 
     func browser(_ userAgent: String?) -> Browser {
         guard let userAgent, !userAgent.isEmpty else { return Self.noUserAgent }
-        return browsers.value(userAgent) { Browser(facts: BrowserFacts(userAgent: userAgent), iPad: userAgent.contains("iPad")) }
+        return browsers.value(HeaderKey(userAgent)) { Browser(facts: BrowserFacts(userAgent: userAgent), iPad: userAgent.contains("iPad")) }
     }
 
     static let noUserAgent = Browser(facts: BrowserFacts(userAgent: nil), iPad: false)

@@ -8,7 +8,8 @@ import LinkStore
 import LinkwellJSON
 
 enum OpenAPIDocument {
-    static func document(table: RouteTable, bodyLimit: Int) -> JSONValue {
+    /// `bodyLimit`: `server.adminBodyBytes`; `bulkBodyLimit`: `server.adminBulkBodyBytes` (POST /links).
+    static func document(table: RouteTable, bodyLimit: Int, bulkBodyLimit: Int = AdminAPI.bodyLimit) -> JSONValue {
         let siteNames = JSONValue.array(table.sites.map { .string($0.name) })
         let p = AdminAPI.prefix
         return [
@@ -20,7 +21,8 @@ enum OpenAPIDocument {
                     Short links of this Linkwell server, on the admin listener only (server.admin). Every operation but this \
                     document needs 'Authorization: Bearer <token>' (create one with 'linkwell tokens create'). Errors are \
                     {"error": {"code", "message", "fix"}}; a refused batch lists every bad item in error.details. A write is served \
-                    by the public listener at once. Request bodies are at most \(bodyLimit >> 20) MiB.
+                    by the public listener at once. The token is checked before the body is read. Request bodies are at most \
+                    \(AdminAPI.sizeText(bodyLimit)), \(AdminAPI.sizeText(bulkBodyLimit)) for POST \(AdminAPI.prefix)/links; 413 beyond.
                     """),
             ],
             "paths": [

@@ -2,28 +2,72 @@ import LandingPages
 import LinkRouting
 import MicroHTTP
 
-/// A dictionary behind a lock that stops growing at `capacity` entries: past it, new keys are
-/// computed every time (as they were before there was a cache), so a flood of distinct keys costs
-/// what it cost without one and never memory.
+/// A dictionary behind a lock that stops growing at its budget: past it, new keys are computed
+/// every time (as they were before there was a cache), so a flood of distinct keys costs what it
+/// cost without one and never memory. The budget is a count of entries, or bytes (`byteBudget`).
 final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private let entries: Locked<[Key: Value]>
-    let capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = capacity
-        self.entries = Locked([:])
+    private struct State {
+        var entries: [Key: Value] = [:]
+        var used = 0
     }
 
+    private let state = Locked(State())
+    /// Entries (count budget) or bytes (byte budget) the cache may hold.
+    let budget: Int
+    private let cost: @Sendable (Value) -> Int
+
+    /// At most `capacity` entries.
+    init(capacity: Int) {
+        self.budget = capacity
+        self.cost = { _ in 1 }
+    }
+
+    /// At most `byteBudget` bytes: each entry counts its key and value as stored inline, a
+    /// dictionary slot's overhead, and `heapBytes(value)` for what the value holds on the heap.
+    init(byteBudget: Int, heapBytes: @escaping @Sendable (Value) -> Int = { _ in 0 }) {
+        self.budget = byteBudget
+        let inline = MemoryLayout<Key>.stride + MemoryLayout<Value>.stride + BoundedCache.slotOverhead
+        self.cost = { inline + heapBytes($0) }
+    }
+
+    /// A dictionary's own bookkeeping per entry (hash table slot at its maximum load, metadata).
+    static var slotOverhead: Int { 32 }
+
     func value(_ key: Key, make: () -> Value) -> Value {
-        if let hit = entries.withLock({ $0[key] }) { return hit }
+        if let hit = state.withLock({ $0.entries[key] }) { return hit }
         let made = make()
-        entries.withLock { entries in
-            if entries.count < capacity, entries[key] == nil { entries[key] = made }
+        let size = cost(made)
+        state.withLock { state in
+            if state.used + size <= budget, state.entries[key] == nil {
+                state.entries[key] = made
+                state.used += size
+            }
         }
         return made
     }
 
-    var count: Int { entries.withLock { $0.count } }
+    var count: Int { state.withLock { $0.entries.count } }
+    /// Entries (count budget) or bytes (byte budget) held now.
+    var used: Int { state.withLock { $0.used } }
+}
+
+/// A request header as a cache key: a hash of its value (SipHash, seeded at random in every
+/// process, so a client cannot make two values collide on purpose), never the value itself — an
+/// entry's size does not depend on what the client sent. The value is `RequestFacts`' capped one
+/// (its first `RequestFacts.headerValueBytes` bytes), the same the cached result is made from.
+struct HeaderKey: Hashable, Sendable {
+    let hash: Int
+
+    init(_ value: String) {
+        var hasher = Hasher()
+        hasher.combine(value)
+        hash = hasher.finalize()
+    }
+}
+
+extension BrowserFacts {
+    /// The heap a value holds beyond its inline size (its names come from fixed tables; counted anyway).
+    var heapBytes: Int { (inAppBrowser?.utf8.count ?? 0) + (crawler?.utf8.count ?? 0) }
 }
 
 /// What `LandingPageRenderer` keeps per snapshot so a request renders nothing: the browser facts
@@ -33,7 +77,7 @@ final class CompiledPageCache: Sendable {
     struct LocaleKey: Hashable, Sendable {
         var site: Int
         /// nil for crawlers (they get the site's default language).
-        var acceptLanguage: String?
+        var acceptLanguage: HeaderKey?
     }
 
     struct NotFoundKey: Hashable, Sendable {
@@ -47,8 +91,12 @@ final class CompiledPageCache: Sendable {
         var compiled: CompiledLandingPage?
     }
 
-    let browsers = BoundedCache<String, BrowserFacts>(capacity: 4096)
-    let locales = BoundedCache<LocaleKey, StringCatalog>(capacity: 4096)
+    /// Bytes each header-keyed cache may hold: ~4,000 distinct User-Agents or Accept-Languages,
+    /// whatever their length.
+    static let headerCacheBytes = 512 * 1024
+    let browsers = BoundedCache<HeaderKey, BrowserFacts>(byteBudget: CompiledPageCache.headerCacheBytes, heapBytes: \.heapBytes)
+    /// The catalogs are the renderer's (shared storage): an entry holds a reference, not a copy.
+    let locales = BoundedCache<LocaleKey, StringCatalog>(byteBudget: CompiledPageCache.headerCacheBytes)
     let pages = BoundedCache<PageVariant, Page>(capacity: 1024)
     let notFound = BoundedCache<NotFoundKey, PreparedResponse>(capacity: 1024)
     /// Short links with overrides, per link and variant (LinkPageCache.swift).
@@ -56,7 +104,7 @@ final class CompiledPageCache: Sendable {
 
     func browser(_ userAgent: String?) -> BrowserFacts {
         guard let userAgent, !userAgent.isEmpty else { return Self.noUserAgent }
-        return browsers.value(userAgent) { BrowserFacts(userAgent: userAgent) }
+        return browsers.value(HeaderKey(userAgent)) { BrowserFacts(userAgent: userAgent) }
     }
 
     static let noUserAgent = BrowserFacts(userAgent: nil)
@@ -78,7 +126,7 @@ extension LandingPageRenderer {
     }
 
     func locale(site: CompiledSite, browser: BrowserFacts, acceptLanguage: String?) -> StringCatalog {
-        let key = CompiledPageCache.LocaleKey(site: site.index, acceptLanguage: browser.crawler == nil ? acceptLanguage : nil)
+        let key = CompiledPageCache.LocaleKey(site: site.index, acceptLanguage: browser.crawler == nil ? acceptLanguage.map(HeaderKey.init) : nil)
         return compiled.locales.value(key) { landing.locale(site: site, browser: browser, acceptLanguage: acceptLanguage) }
     }
 }

@@ -51,6 +51,15 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// How long a stopping server waits for requests in flight.
     public var shutdownDeadlineSeconds: Double = 10
     public var logQueryStrings: Bool = false
+    /// Open connections on the admin listener; beyond it a new one is closed at once.
+    public var adminConnectionLimit: Int = 128
+    /// Open admin connections from one client address (0 = none): one client cannot take every
+    /// place, so `/healthz` still gets in. Not exempted for `trustedProxies`.
+    public var adminPerIPConnectionLimit: Int = 16
+    /// The largest admin API request body (413 beyond); answered before it is read when announced.
+    public var adminBodyBytes: Int = 1 << 20
+    /// The largest body of the bulk endpoint `POST /api/v1/links` (10,000 links with every override fit).
+    public var adminBulkBodyBytes: Int = 16 << 20
     /// One log line per request (`--access-log`; not a config key).
     public var accessLog: Bool = true
 
@@ -120,6 +129,10 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
         if let v = s.shutdownDeadlineSeconds { c.shutdownDeadlineSeconds = v }
         if let v = s.logQueryStrings { c.logQueryStrings = v }
+        if let v = s.adminConnectionLimit { c.adminConnectionLimit = v }
+        if let v = s.adminPerIPConnectionLimit { c.adminPerIPConnectionLimit = v }
+        if let v = s.adminBodyBytes { c.adminBodyBytes = v }
+        if let v = s.adminBulkBodyBytes { c.adminBulkBodyBytes = v }
         return (c, out)
     }
 
@@ -135,13 +148,18 @@ public struct ServerConfiguration: Sendable, Equatable {
             connectionMemoryLimit: requestHeaderMemoryBytes, requestBodyLimit: 0, logger: logger, onConnectionEvent: onConnectionEvent)
     }
 
-    /// The admin daemon's options (one thread, a few connections); nil when the admin listener is off.
-    public func adminDaemonOptions(logger: (@Sendable (String) -> Void)? = nil) -> HTTPDaemonOptions? {
+    /// The admin daemon's options (one thread; its own connection limits, the public head deadline
+    /// and head budget); nil when the admin listener is off. Bodies are limited per endpoint
+    /// (`AdminAPI.headReceived`); the daemon's own limit is the larger one.
+    public func adminDaemonOptions(
+        logger: (@Sendable (String) -> Void)? = nil, onConnectionEvent: (@Sendable (HTTPConnectionEvent) -> Void)? = nil
+    ) -> HTTPDaemonOptions? {
         admin.map {
             HTTPDaemonOptions(
-                listen: [$0], threads: 1, connectionLimit: 64, connectionTimeoutSeconds: 10,
-                headLimits: RequestHeadLimits(allowedMethods: Self.adminAllowedMethods), requestBodyLimit: AdminAPI.bodyLimit,
-                collectsRequestBodies: true, logger: logger)
+                listen: [$0], threads: 1, connectionLimit: adminConnectionLimit, perIPConnectionLimit: adminPerIPConnectionLimit,
+                connectionTimeoutSeconds: 10, requestHeadTimeoutSeconds: requestHeadTimeoutSeconds,
+                headLimits: RequestHeadLimits(headBytes: requestHeadBytes, lineBytes: requestLineBytes, allowedMethods: Self.adminAllowedMethods),
+                requestBodyLimit: adminBodyBytes, collectsRequestBodies: true, logger: logger, onConnectionEvent: onConnectionEvent)
         }
     }
 }

@@ -259,12 +259,36 @@ public final class ServerRuntime: Sendable {
     }
 
     /// The daemon's connection events (at most one line per kind and second).
-    public func connectionEvent(_ event: HTTPConnectionEvent) {
+    /// `listener` names a listener other than the public one (`admin`).
+    public func connectionEvent(_ event: HTTPConnectionEvent, listener: String? = nil) {
+        let on: (String, EventLog.Value?) = ("listener", listener.map { .string($0) })
         switch event {
         case let .refused(reason, count, addresses):
-            log.event("connections_refused", [("reason", .string(reason.rawValue)), ("count", .int(count)), ("clients", .strings(addresses))])
+            log.event("connections_refused", [("reason", .string(reason.rawValue)), ("count", .int(count)), ("clients", .strings(addresses)), on])
         case let .headDeadline(count, addresses):
-            log.event("connections_closed", [("reason", .string("request_head_deadline")), ("count", .int(count)), ("clients", .strings(addresses))])
+            log.event("connections_closed", [("reason", .string("request_head_deadline")), ("count", .int(count)), ("clients", .strings(addresses)), on])
+        }
+    }
+
+    /// The admin daemon's completion hook: one line per admin request (`event: admin_request`)
+    /// where the access log goes — 401s and requests refused before the handler included — with
+    /// the name of the token that authenticated it (never the token).
+    public func adminRequestCompleted(_ summary: HTTPRequestSummary) {
+        guard accessLog, summary.headComplete || summary.status != 0 else { return }
+        let sent = summary.outcome == .completed
+        var line = RequestLogLine(
+            site: nil, method: summary.method, path: logPath(summary.rawTarget),
+            status: sent ? summary.status : 0, intendedStatus: sent ? nil : summary.status,
+            outcome: sent ? nil : Self.outcomeName(summary.outcome),
+            bytes: sent ? summary.bodyBytes : 0, durationNanos: Int(summary.durationNanos),
+            client: summary.peerAddress, scheme: nil, route: nil, kind: "admin",
+            rejectedBy: summary.rejectedBy.map { $0 == .headCheck ? "linkwell" : "libmicrohttpd" })
+        line.event = .adminRequest
+        line.token = (summary.annotation as? AdminRequestNote)?.tokenName
+        if let accessLogWriter {
+            accessLogWriter.record(line)
+        } else {
+            log.event("admin_request", line.fields)
         }
     }
 
@@ -278,11 +302,23 @@ public final class ServerRuntime: Sendable {
         /// `/api/v1/…` (AdminAPI.swift).
         let api: AdminAPI
 
+        static func isAPI(_ request: HTTPRequest) -> Bool {
+            request.rawPath == AdminAPI.prefix || request.rawPath.hasPrefix(AdminAPI.prefix + "/")
+        }
+
+        /// Before any body byte: the API authenticates and sets its endpoint's body limit; the
+        /// other paths take no body (a POST is refused at once).
+        func headReceived(_ request: HTTPRequest) -> HTTPHeadDecision {
+            if Self.isAPI(request) { return api.headReceived(request) }
+            guard request.method == "GET" || request.method == "HEAD" else { return .answer(Self.methodNotAllowed) }
+            return .readBody(limit: 0)
+        }
+
+        static let methodNotAllowed = Responder.plain(405, "Method Not Allowed\n", extra: [("Allow", "GET, HEAD")])
+
         func handle(_ request: HTTPRequest) -> HTTPResponse {
-            if request.rawPath == AdminAPI.prefix || request.rawPath.hasPrefix(AdminAPI.prefix + "/") { return api.handle(request) }
-            guard request.method == "GET" || request.method == "HEAD" else {
-                return Responder.plain(405, "Method Not Allowed\n", extra: [("Allow", "GET, HEAD")])
-            }
+            if Self.isAPI(request) { return api.handle(request) }
+            guard request.method == "GET" || request.method == "HEAD" else { return Self.methodNotAllowed }
             switch request.rawPath {
             case "/healthz":
                 return Responder.plain(200, "ok\n")

@@ -60,6 +60,9 @@ final class ConnectionState: @unchecked Sendable {
     var headStartNanos: UInt64?
     /// Set (once) by the watchdog when it closed the connection at the head deadline.
     let cut = Atomic<Bool>(false)
+    /// Answered 400 on its first bytes (`FirstBytesCheck`): whatever libmicrohttpd does with the
+    /// rest is not reported again.
+    let answeredAtOnce = Atomic<Bool>(false)
 
     init(fd: Int32, address: String, acceptedNanos: UInt64) {
         self.fd = fd

@@ -16,11 +16,19 @@ final class DaemonContext: @unchecked Sendable {
     let summaryHeaders: [String]
     let requestBodyLimit: Int
     let collectsRequestBodies: Bool
+    let checksFirstBytes: Bool
     let headLimits: RequestHeadLimits
     let tracker: ConnectionTracker
     /// Requests whose head is complete and whose response is not finished.
     let inFlight = Atomic<Int>(0)
     let quiescing = Atomic<Bool>(false)
+    /// False once a stopping daemon's grace period has passed: a request whose handler has not
+    /// started by then is answered 503 and never handled (`enterHandler`).
+    let handlingRequests = Atomic<Bool>(true)
+    /// Requests whose handler has started (`enterHandler`) and whose response is not finished.
+    let handling = Atomic<Int>(0)
+    /// Handler calls running now (a subset of `handling`: their response is not even queued).
+    let inHandlerCall = Atomic<Int>(0)
     /// Lines logged while a daemon is starting, to explain a failure; nil when not capturing.
     private let startupLog = Locked<[String]?>(nil)
     /// The C side of the log route: `MHDCallbacks.log` plus this context.
@@ -33,6 +41,7 @@ final class DaemonContext: @unchecked Sendable {
         self.summaryHeaders = options.summaryHeaders
         self.requestBodyLimit = options.requestBodyLimit
         self.collectsRequestBodies = options.collectsRequestBodies
+        self.checksFirstBytes = options.checksFirstBytes
         self.headLimits = options.headLimits
         self.tracker = ConnectionTracker(options: options)
         self.cLogger = .allocate(capacity: 1)
@@ -42,6 +51,20 @@ final class DaemonContext: @unchecked Sendable {
 
     deinit {
         cLogger.deallocate()
+    }
+
+    /// Called before the handler runs a request: false once the daemon stopped handling requests
+    /// (then nothing is handled). A true answer is balanced in the completion callback. The
+    /// count goes up before the flag is read and `HTTPDaemon.stopHandling` sets the flag before it
+    /// reads the count, so a handler either is counted or never runs.
+    func enterHandler(_ request: RequestContext) -> Bool {
+        handling.add(1, ordering: .sequentiallyConsistent)
+        guard handlingRequests.load(ordering: .sequentiallyConsistent) else {
+            handling.subtract(1, ordering: .sequentiallyConsistent)
+            return false
+        }
+        request.enteredHandler = true
+        return true
     }
 
     func beginCapturingLog() {
@@ -111,8 +134,14 @@ final class RequestContext {
     var uploadedBytes = 0
     /// The body, when the daemon collects bodies (`HTTPDaemonOptions.collectsRequestBodies`).
     var body: [UInt8] = []
-    /// The body is (or is announced) longer than `requestBodyLimit`; `body` stays empty.
+    /// The body is (or is announced) longer than `bodyLimit`; `body` stays empty.
     var bodyTooLarge = false
+    /// The most body bytes kept for this request (`HTTPHeadDecision.readBody(limit:)`).
+    var bodyLimit = 0
+    /// The handler has run (or is running) for this request: `DaemonContext.handling` counts it.
+    var enteredHandler = false
+    /// What `HTTPHandler.headReceived` kept for `handle` (`HTTPRequest.keepForHandler`).
+    var handlerState: (any Sendable)?
     var summaryHeaders: [(name: String, value: String)] = []
     /// Set when the head was refused before the handler ran (`RequestHeadCheck`).
     var rejection: RequestHeadRejection?
@@ -165,6 +194,15 @@ enum MHDCallbacks {
             let state = ConnectionState(fd: CMicroHTTPD_get_connection_fd(connection), address: address, acceptedNanos: monotonicNanos())
             daemon.tracker.started(state)
             socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
+            // Bytes that cannot start a request: 400 now (libmicrohttpd would wait for a line end).
+            if daemon.checksFirstBytes, let reason = FirstBytesCheck.problem(fd: state.fd) {
+                state.answeredAtOnce.store(true, ordering: .relaxed)
+                let bodyBytes = FirstBytesCheck.refuse(fd: state.fd, reason: reason)
+                daemon.onRequestCompleted?(HTTPRequestSummary(
+                    method: "", rawTarget: "", httpVersion: "", peerAddress: address, status: 400, bodyBytes: bodyBytes,
+                    durationNanos: monotonicNanos() &- state.acceptedNanos, outcome: .completed, headers: [],
+                    headComplete: false, rejectedBy: .headCheck, annotation: nil))
+            }
         case .CONNECTION_NOTIFY_CLOSED:
             guard let pointer = socketContext.pointee else { return }
             socketContext.pointee = nil
@@ -173,7 +211,7 @@ enum MHDCallbacks {
             // A reply MHD sent on its own before any request context existed (414 for a request
             // line that does not fit, 505, 400 for a garbled one): no completion callback reports it.
             let status = state.requests.load(ordering: .relaxed) == 0 ? MHDOwnReply.take() : 0
-            if status != 0, let hook = daemon.onRequestCompleted {
+            if status != 0, !state.answeredAtOnce.load(ordering: .relaxed), let hook = daemon.onRequestCompleted {
                 hook(HTTPRequestSummary(
                     method: "", rawTarget: "", httpVersion: "", peerAddress: state.address, status: status, bodyBytes: 0,
                     durationNanos: monotonicNanos() &- state.acceptedNanos, outcome: .completed, headers: [],
@@ -229,15 +267,25 @@ enum MHDCallbacks {
                     queueCopy(status: rejection.status, headers: headers, body: bytes, closing: true, on: connection)
                 }
             }
-            if daemon.collectsRequestBodies, let announced = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-               let length = Int(String(cString: announced)), length > daemon.requestBodyLimit {
+            request.bodyLimit = daemon.requestBodyLimit
+            guard daemon.collectsRequestBodies else { return .YES }
+            // Before any body byte: the handler may refuse now (a missing token) or set this
+            // request's own body limit.
+            let headRequest = HTTPRequest(
+                connection: connection, method: request.method, rawTarget: request.rawTarget, httpVersion: request.httpVersion,
+                context: request)
+            switch daemon.handler.headReceived(headRequest) {
+            case let .answer(response):
+                return queue(response, on: connection, for: request, closing: true)
+            case let .readBody(limit):
+                if let limit { request.bodyLimit = max(0, limit) }
+            }
+            if let announced = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+               let length = Int(String(cString: announced)), length > request.bodyLimit {
                 request.bodyTooLarge = true
                 // Too much to drain, or a client waiting for "100 Continue": answer now, unread.
-                if length > 4 * daemon.requestBodyLimit || MHD_lookup_connection_value(connection, .HEADER_KIND, "Expect") != nil {
-                    let httpRequest = HTTPRequest(
-                        connection: connection, method: request.method, rawTarget: request.rawTarget, httpVersion: request.httpVersion,
-                        context: request)
-                    return queue(daemon.handler.handle(httpRequest), on: connection, for: request, closing: true)
+                if length > 4 * request.bodyLimit || MHD_lookup_connection_value(connection, .HEADER_KIND, "Expect") != nil {
+                    return runHandler(daemon, request, on: connection, closing: true)
                 }
             }
             return .YES
@@ -245,7 +293,7 @@ enum MHDCallbacks {
         if uploadDataSize.pointee != 0 {
             request.uploadedBytes += uploadDataSize.pointee
             if daemon.collectsRequestBodies {
-                if request.uploadedBytes > daemon.requestBodyLimit {
+                if request.uploadedBytes > request.bodyLimit {
                     request.bodyTooLarge = true
                     request.body = []
                 } else if let data = uploadData {
@@ -254,12 +302,24 @@ enum MHDCallbacks {
                     }
                 }
                 uploadDataSize.pointee = 0
-                return request.uploadedBytes > 4 * daemon.requestBodyLimit ? .NO : .YES
+                return request.uploadedBytes > 4 * request.bodyLimit ? .NO : .YES
             }
             uploadDataSize.pointee = 0
             return request.uploadedBytes > daemon.requestBodyLimit ? .NO : .YES
         }
+        return runHandler(daemon, request, on: connection, closing: daemon.quiescing.load(ordering: .relaxed))
+    }
 
+    /// Runs the Swift handler for a request and queues its response — unless the daemon has
+    /// stopped handling requests (shutdown past its grace period): then 503, and nothing is handled.
+    private static func runHandler(_ daemon: DaemonContext, _ request: RequestContext, on connection: OpaquePointer, closing: Bool) -> MHD_Result {
+        guard daemon.enterHandler(request) else {
+            request.status = 503
+            let body = Array("Service Unavailable: the server is shutting down; this request was not processed. Send it again.\n".utf8)
+            request.bodyBytes = request.method == "HEAD" ? 0 : body.count
+            let headers = [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store"), ("Retry-After", "1")]
+            return body.withUnsafeBytes { bytes in queueCopy(status: 503, headers: headers, body: bytes, closing: true, on: connection) }
+        }
         let httpRequest = HTTPRequest(
             connection: connection, method: request.method, rawTarget: request.rawTarget, httpVersion: request.httpVersion,
             context: request)
@@ -268,8 +328,11 @@ enum MHDCallbacks {
                 httpRequest.header(name).map { (name: name, value: $0) }
             }
         }
+        daemon.inHandlerCall.add(1, ordering: .sequentiallyConsistent)
         let response = daemon.handler.handle(httpRequest)
-        return queue(response, on: connection, for: request, closing: daemon.quiescing.load(ordering: .relaxed))
+        let queued = queue(response, on: connection, for: request, closing: closing || daemon.quiescing.load(ordering: .relaxed))
+        daemon.inHandlerCall.subtract(1, ordering: .sequentiallyConsistent)
+        return queued
     }
 
     /// `MHD_OPTION_NOTIFY_COMPLETED`: the response is sent (or the request failed). Reports the
@@ -304,6 +367,9 @@ enum MHDCallbacks {
                 headComplete: request.headersReceived,
                 rejectedBy: request.rejection != nil ? .headCheck : (mhdStatus != 0 ? .libmicrohttpd : nil),
                 annotation: request.annotation))
+        }
+        if request.enteredHandler {
+            daemon.handling.subtract(1, ordering: .sequentiallyConsistent)
         }
         if request.headersReceived {
             daemon.inFlight.subtract(1, ordering: .releasing)

@@ -113,23 +113,79 @@ public final class HTTPDaemon: Sendable {
         for socket in sockets { _ = close(socket) }
     }
 
+    /// Requests whose handler has started and whose response is not finished.
+    public func handlingRequests() -> Int {
+        context.handling.load(ordering: .sequentiallyConsistent)
+    }
+
+    /// Handler calls running now (their response is not queued yet).
+    public func runningHandlers() -> Int {
+        context.inHandlerCall.load(ordering: .sequentiallyConsistent)
+    }
+
+    /// From now on no request is handed to the handler: one whose handler has not started is
+    /// answered 503 with `Retry-After` and never handled. Requests already in the handler finish.
+    /// Used at the end of a shutdown's grace period, so that a request is either handled and
+    /// answered, or not handled at all — never handled and then cut. Idempotent.
+    public func stopHandling() {
+        context.handlingRequests.store(false, ordering: .sequentiallyConsistent)
+    }
+
+    /// What a shutdown did.
+    public struct ShutdownResult: Sendable, Equatable {
+        /// Every request finished within the grace period.
+        public var drained: Bool
+        /// Requests still open at the deadline (their handler had not run; nothing was done for them).
+        public var cutRequests: Int
+        /// Connections closed by `stop()` at the deadline (idle keep-alive and half-sent heads included).
+        public var cutConnections: Int
+        /// Requests whose handler had started by the deadline and whose response was not sent
+        /// within `answerGrace` after the last handler returned (a client that does not read it).
+        public var cutAnswers: Int
+    }
+
     /// `quiesce()`, wait until no request is in flight or `gracePeriod` has passed, `stop()`.
     /// Idle keep-alive connections and connections still sending their head do not delay it
     /// (they are closed by `stop()`). `drained` is true when every request finished; otherwise
     /// the counts say what `stop()` cut at the deadline.
     @discardableResult
-    public func shutdown(gracePeriod: Duration) -> (drained: Bool, cutRequests: Int, cutConnections: Int) {
-        quiesce()
+    public func shutdown(gracePeriod: Duration, answerGrace: Duration = .seconds(5)) -> ShutdownResult {
+        Self.shutdown([self], gracePeriod: gracePeriod, answerGrace: answerGrace)
+    }
+
+    /// Shuts several daemons down together (the public and the admin listener), under one deadline:
+    /// every daemon stops accepting at once; requests in flight finish until `gracePeriod` has
+    /// passed. At the deadline no further request is handed to a handler (`stopHandling()`:
+    /// those get 503 and are not handled); handler calls already running finish (however long
+    /// they take: closing the connection under one would lose an answer to a write that was
+    /// done — a second signal is the way out), their responses get `answerGrace` more to be sent,
+    /// and then every connection is closed. So a request that changes something (an API write) is
+    /// either done and answered, or not done.
+    @discardableResult
+    public static func shutdown(_ daemons: [HTTPDaemon], gracePeriod: Duration, answerGrace: Duration = .seconds(5)) -> ShutdownResult {
+        for daemon in daemons { daemon.quiesce() }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: gracePeriod)
-        var drained = inFlightRequests() == 0
+        func inFlight() -> Int { daemons.reduce(0) { $0 + $1.inFlightRequests() } }
+        var drained = inFlight() == 0
         while !drained && clock.now < deadline {
             usleep(5_000)
-            drained = inFlightRequests() == 0
+            drained = inFlight() == 0
         }
-        let cut = (inFlightRequests(), activeConnections())
-        stop()
-        return (drained, drained ? 0 : cut.0, drained ? 0 : cut.1)
+        var cutAnswers = 0
+        if !drained {
+            for daemon in daemons { daemon.stopHandling() }
+            func handling() -> Int { daemons.reduce(0) { $0 + $1.handlingRequests() } }
+            func running() -> Int { daemons.reduce(0) { $0 + $1.runningHandlers() } }
+            while running() > 0 { usleep(5_000) }
+            let answerDeadline = clock.now.advanced(by: answerGrace)
+            while handling() > 0 && clock.now < answerDeadline { usleep(5_000) }
+            cutAnswers = handling()
+        }
+        let cut = (inFlight(), daemons.reduce(0) { $0 + $1.activeConnections() })
+        for daemon in daemons { daemon.stop() }
+        return ShutdownResult(drained: drained, cutRequests: drained ? 0 : max(0, cut.0 - cutAnswers),
+                              cutConnections: drained ? 0 : cut.1, cutAnswers: cutAnswers)
     }
 
     // MARK: - Starting one MHD daemon
@@ -198,7 +254,15 @@ public final class HTTPDaemon: Sendable {
             }
         }
         let messages = context.endCapturingLog()
-        if let daemon { return daemon }
+        if let daemon {
+            if options.checksFirstBytes {
+                let listenSocket = CMicroHTTPD_get_listen_fd(daemon)
+                if listenSocket >= 0 {
+                    FirstBytesCheck.deferAccept(listenSocket: listenSocket, seconds: Int(max(1, options.requestHeadTimeoutSeconds.rounded(.up))))
+                }
+            }
+            return daemon
+        }
 
         // libmicrohttpd does not report errno; bind a probe socket the same way to learn the cause.
         let code = probeBind(socketAddress, dualStack: address.dualStack)

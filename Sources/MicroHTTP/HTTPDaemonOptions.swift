@@ -50,6 +50,11 @@ public struct HTTPDaemonOptions: Sendable {
     public var summaryHeaders: [String]
     /// Receives libmicrohttpd's own diagnostics (one line each). nil = dropped.
     public var logger: (@Sendable (String) -> Void)?
+    /// Answer 400 at once to a connection whose first bytes cannot start an HTTP request (a TLS
+    /// handshake on the plain port, binary, a CR without LF) instead of waiting for the head
+    /// deadline (`FirstBytesCheck`); sets `TCP_DEFER_ACCEPT` on the listening socket, so a
+    /// connection is accepted when its first bytes arrive.
+    public var checksFirstBytes: Bool = true
 
     public init(
         listen: [ListenAddress],

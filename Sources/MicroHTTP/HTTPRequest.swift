@@ -48,6 +48,19 @@ public struct HTTPRequest {
         context?.annotation = value
     }
 
+    /// Keeps `value` from `HTTPHandler.headReceived(_:)` for `HTTPHandler.handle(_:)` of the same
+    /// request (`keptForHandler`), e.g. the result of an authentication made before the body.
+    public func keepForHandler(_ value: any Sendable) {
+        context?.handlerState = value
+    }
+
+    /// What `headReceived` kept with `keepForHandler(_:)`; nil when nothing was kept.
+    public var keptForHandler: (any Sendable)? { context?.handlerState }
+
+    /// The body limit in force for this request (`HTTPHeadDecision.readBody(limit:)`, else the
+    /// daemon's); nil for a request built in a test.
+    public var bodyLimit: Int? { context?.bodyLimit }
+
     /// A request that is not backed by a connection, for tests and for handlers called directly.
     public init(
         method: String = "GET",

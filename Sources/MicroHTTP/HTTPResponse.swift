@@ -40,4 +40,24 @@ public enum HTTPResponse: Sendable {
 /// function of immutable state and the request.
 public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest) -> HTTPResponse
+
+    /// Called once the head of a request has arrived and before any byte of its body is read, on
+    /// a daemon that collects bodies (`HTTPDaemonOptions.collectsRequestBodies`): the place to
+    /// refuse a request (authentication, a body too large for this endpoint) without reading what
+    /// the client uploads. What is learnt here can be kept for `handle` with
+    /// `HTTPRequest.keepForHandler(_:)`. The default reads the body up to the daemon's limit.
+    func headReceived(_ request: HTTPRequest) -> HTTPHeadDecision
+}
+
+extension HTTPHandler {
+    public func headReceived(_ request: HTTPRequest) -> HTTPHeadDecision { .readBody(limit: nil) }
+}
+
+/// What to do with a request once its head has arrived (`HTTPHandler.headReceived(_:)`).
+public enum HTTPHeadDecision: Sendable {
+    /// Read the body, at most `limit` bytes (nil: `HTTPDaemonOptions.requestBodyLimit`); a longer
+    /// one reaches `handle` as `HTTPRequest.bodyTooLarge`.
+    case readBody(limit: Int?)
+    /// Send this response now, without reading the body; the connection is closed after it.
+    case answer(HTTPResponse)
 }

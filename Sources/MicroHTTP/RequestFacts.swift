@@ -12,9 +12,24 @@ public struct RequestFacts: Sendable, Equatable {
     public var xForwardedProto: [String]
     public var xForwardedHost: [String]
     public var ifNoneMatch: String?
+    /// `User-Agent`, at most its first ``headerValueBytes`` bytes when read from a request.
     public var userAgent: String?
-    /// `Accept-Language`, for the landing page's language.
+    /// `Accept-Language`, for the landing page's language; at most its first ``headerValueBytes``
+    /// bytes when read from a request.
     public var acceptLanguage: String?
+
+    /// How much of `User-Agent` and `Accept-Language` is read (the longest real ones are a few
+    /// hundred bytes). Everything derived from them — and every cache keyed by them — sees the
+    /// same capped value, so a client sending 8 KB headers costs no more than one sending 1 KiB.
+    public static let headerValueBytes = 1024
+
+    /// `value`, cut to its first `headerValueBytes` bytes (at a character boundary).
+    public static func capped(_ value: String?) -> String? {
+        guard let value, value.utf8.count > headerValueBytes else { return value }
+        var end = value.utf8.index(value.utf8.startIndex, offsetBy: headerValueBytes)
+        while end > value.startIndex, String.Index(end, within: value.unicodeScalars) == nil { end = value.utf8.index(before: end) }
+        return String(value[..<end])
+    }
 
     public init(
         method: String = "GET", rawTarget: String, host: String? = nil, peerAddress: String = "127.0.0.1",
@@ -41,8 +56,8 @@ public struct RequestFacts: Sendable, Equatable {
     public init(_ request: HTTPRequest) {
         self.init(method: request.method, rawTarget: request.rawTarget, peerAddress: request.peerAddress)
         host = request.header("Host")
-        userAgent = request.header("User-Agent")
-        acceptLanguage = request.header("Accept-Language")
+        userAgent = Self.capped(request.header("User-Agent"))
+        acceptLanguage = Self.capped(request.header("Accept-Language"))
         if request.header("If-None-Match") != nil {
             ifNoneMatch = request.headerValues("If-None-Match").joined(separator: ", ")
         }

@@ -110,8 +110,8 @@ enum ServeCommand: LinkwellCommand {
                 handler: runtime.handler, onRequestCompleted: { runtime.requestCompleted($0) })
             let publicDaemon = daemon
             runtime.attach(connectionStatistics: { publicDaemon.connectionStatistics() })
-            if let adminOptions = server.adminDaemonOptions(logger: logger) {
-                admin = try HTTPDaemon(options: adminOptions, handler: runtime.adminHandler)
+            if let adminOptions = server.adminDaemonOptions(logger: logger, onConnectionEvent: { runtime.connectionEvent($0, listener: "admin") }) {
+                admin = try HTTPDaemon(options: adminOptions, handler: runtime.adminHandler, onRequestCompleted: { runtime.adminRequestCompleted($0) })
             }
         } catch {
             Output.err("Error: \(error)")
@@ -168,19 +168,22 @@ enum ServeCommand: LinkwellCommand {
             log.event("shutting_down", [
                 ("signal", .string(signalName)),
                 ("in_flight", .int(daemon.inFlightRequests())), ("connections", .int(daemon.activeConnections())),
+                ("admin_in_flight", admin.map { .int($0.inFlightRequests()) }),
                 ("deadline_seconds", .double(deadline)),
             ])
             // Drain on another thread, so a second signal here can cut it short.
             let stopping = daemon
             let adminDaemon = admin
             Thread.detachNewThread {
-                adminDaemon?.quiesce()
-                let result = stopping.shutdown(gracePeriod: .milliseconds(Int(max(0, deadline) * 1000)))
-                adminDaemon?.stop()
+                // Both listeners under one deadline: an API write in flight is finished and
+                // answered, or (past the deadline, before its handler ran) answered 503 undone.
+                let result = HTTPDaemon.shutdown([stopping] + (adminDaemon.map { [$0] } ?? []),
+                                                 gracePeriod: .milliseconds(Int(max(0, deadline) * 1000)))
                 var fields: [(String, EventLog.Value?)] = [("drained", .bool(result.drained))]
                 if !result.drained {
                     fields.append(("cut_requests", .int(result.cutRequests)))
                     fields.append(("cut_connections", .int(result.cutConnections)))
+                    if result.cutAnswers > 0 { fields.append(("cut_answers", .int(result.cutAnswers))) }
                 }
                 requestLog?.flush()
                 finalFlush(clicks, log: log)

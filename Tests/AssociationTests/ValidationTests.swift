@@ -184,6 +184,10 @@ struct ServerLimitValidationTests {
         ("requestHeadTimeoutSeconds: -1", "server.requestHeadTimeoutSeconds", "between 0 and 3600"),
         ("requestHeadBytes: 32768, requestHeaderMemoryBytes: 16384", "server.requestHeaderMemoryBytes", "cannot hold a request head"),
         ("perIPConnectionLimit: -2", "server.perIPConnectionLimit", "cannot be negative"),
+        ("adminConnectionLimit: 0", "server.adminConnectionLimit", "must be at least 1"),
+        ("adminPerIPConnectionLimit: -1", "server.adminPerIPConnectionLimit", "cannot be negative"),
+        ("adminBodyBytes: 100", "server.adminBodyBytes", "between 1024 and 1073741824"),
+        ("adminBulkBodyBytes: 2000000000", "server.adminBulkBodyBytes", "between 1024 and 1073741824"),
     ])
     func invalid(server: String, key: String, message: String) throws {
         let text = ValidationTests.config().replacingOccurrences(of: "{\n  sites:", with: "{\n  server: { \(server) },\n  sites:")
@@ -194,7 +198,7 @@ struct ServerLimitValidationTests {
     @Test("the defaults and sensible values validate")
     func valid() throws {
         let text = ValidationTests.config().replacingOccurrences(
-            of: "{\n  sites:", with: "{\n  server: { requestHeadBytes: 32768, requestHeadTimeoutSeconds: 5, perIPConnectionLimit: 0 },\n  sites:")
+            of: "{\n  sites:", with: "{\n  server: { requestHeadBytes: 32768, requestHeadTimeoutSeconds: 5, perIPConnectionLimit: 0, adminConnectionLimit: 8, adminPerIPConnectionLimit: 0, adminBodyBytes: 65536, adminBulkBodyBytes: 67108864 },\n  sites:")
         let report = try ValidationTests.validate(text)
         #expect(report.errors.isEmpty, "\(report.errors)")
         #expect(report.warnings.allSatisfy { !$0.description.contains("requestHead") }, "no unknown-key warning")

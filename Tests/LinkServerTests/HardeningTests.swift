@@ -32,6 +32,31 @@ struct HardeningTests {
         #expect(cache.bytes == before, "a 2 KB link's code is larger than budget/64 and not kept")
     }
 
+    @Test("header-keyed caches hold hashes, within their byte budget, whatever the headers' length")
+    func headerCachesAreBoundedByBytes() {
+        let cache = CompiledPageCache()
+        let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148"
+        for i in 0..<10_000 {
+            let userAgent = RequestFacts.capped("\(iPhone) \(i) " + String(repeating: "u", count: 8000))
+            #expect(cache.browser(userAgent).platform == .ios)
+        }
+        #expect(cache.browsers.used <= CompiledPageCache.headerCacheBytes)
+        // Entries are small and fixed-size: thousands fit, and none holds the 8 KB header.
+        #expect(cache.browsers.count > 2000)
+        #expect(cache.browsers.used / cache.browsers.count < 256)
+    }
+
+    @Test("User-Agent and Accept-Language are read up to 1 KiB, cut at a character boundary")
+    func headerValuesAreCapped() throws {
+        #expect(RequestFacts.capped("short") == "short")
+        #expect(RequestFacts.capped(nil) == nil)
+        let long = try #require(RequestFacts.capped(String(repeating: "a", count: 5000)))
+        #expect(long.utf8.count == RequestFacts.headerValueBytes)
+        // "é" is two bytes: 1023 ASCII bytes and then an "é" across the cut leave 1023 bytes.
+        let split = try #require(RequestFacts.capped(String(repeating: "a", count: 1023) + "é" + "tail"))
+        #expect(split == String(repeating: "a", count: 1023))
+    }
+
     @Test("every HTML response gets the security headers, whatever made it", arguments: [
         [("Content-Type", "text/html; charset=utf-8")],
         [("Content-Type", "text/html"), ("X-Frame-Options", "SAMEORIGIN")],
@@ -72,6 +97,9 @@ struct HardeningTests {
         #expect(options.requestBodyLimit == 0 && !options.collectsRequestBodies)
         let admin = try #require(set.adminDaemonOptions())
         #expect(admin.headLimits.allowedMethods == ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"])
-        #expect(admin.collectsRequestBodies && admin.requestBodyLimit == 16 << 20)
+        #expect(admin.collectsRequestBodies && admin.requestBodyLimit == 1 << 20)
+        // The admin listener has limits of its own and the public head deadline and budget.
+        #expect(admin.connectionLimit == 128 && admin.perIPConnectionLimit == 16 && admin.perIPLimitExemptions.isEmpty)
+        #expect(admin.requestHeadTimeoutSeconds == 2.5 && admin.headLimits.headBytes == 4096)
     }
 }

@@ -534,53 +534,24 @@ struct HTTPHead {
 
 /// Sends `request` to 127.0.0.1:`port` on a plain socket and returns everything until EOF.
 func rawExchange(port: UInt16, _ request: String) throws -> [UInt8] {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #expect(fd >= 0)
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    #expect(connected == 0)
-    let bytes = Array(request.utf8)
-    #expect(send(fd, bytes, bytes.count, 0) == bytes.count)
-    var reply: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let count = recv(fd, &chunk, chunk.count, 0)
-        if count <= 0 { break }
-        reply += chunk[0..<count]
-    }
-    return reply
+    let client = try OpenSocket(port: port, timeoutSeconds: 5)
+    client.send(request)
+    return client.readAllBytes()
 }
 
 /// A keep-alive connection that has been served once and then sits idle.
 final class IdleConnection {
-    private let fd: Int32
+    private let socket: OpenSocket
 
     init(port: UInt16) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        #expect(connected == 0)
-        let request = Array("GET /prepared HTTP/1.1\r\nHost: t\r\n\r\n".utf8)
-        #expect(send(fd, request, request.count, 0) == request.count)
+        socket = try OpenSocket(port: port)
+        socket.send("GET /prepared HTTP/1.1\r\nHost: t\r\n\r\n")
         var chunk = [UInt8](repeating: 0, count: 4096)
-        #expect(recv(fd, &chunk, chunk.count, 0) > 0)
+        #expect(recv(socket.fd, &chunk, chunk.count, 0) > 0)
     }
 
     func close() {
-        _ = Glibc.close(fd)
+        Glibc.shutdown(socket.fd, Int32(SHUT_RDWR))
     }
 }
 

@@ -15,6 +15,7 @@ import time
 import uuid
 from pathlib import Path
 
+import json5
 import pytest
 
 from conftest import BINARY, ROOT, curl, generate
@@ -807,10 +808,15 @@ def test_kubernetes_manifests_validate(tmp_path):
     spec = docs["Deployment"]["spec"]
     assert spec["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
     container = spec["template"]["spec"]["containers"][0]
-    assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "admin"}
-    assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "admin"}
+    # The admin listener stays on the pod's loopback: not a port of the pod, probed from inside.
+    probe = ["/usr/local/bin/linkwell", "healthcheck", "--quiet", "--timeout"]
+    assert container["livenessProbe"]["exec"]["command"][:4] == probe
+    assert container["livenessProbe"]["exec"]["command"][-1] == "http://127.0.0.1:9090/healthz"
+    assert container["readinessProbe"]["exec"]["command"][-1] == "http://127.0.0.1:9090/readyz"
     assert container["lifecycle"]["preStop"]["sleep"]["seconds"] > 0
-    assert {p["name"]: p["containerPort"] for p in container["ports"]} == {"http": 8080, "admin": 9090}
+    assert {p["name"]: p["containerPort"] for p in container["ports"]} == {"http": 8080}
+    assert "--admin" not in container["args"]
+    assert json5.loads(docs["ConfigMap"]["data"]["linkwell.json5"])["server"]["admin"] == "127.0.0.1:9090"
     # The ConfigMap's config is one Linkwell accepts.
     (tmp_path / "cm.json5").write_text(docs["ConfigMap"]["data"]["linkwell.json5"])
     result = subprocess.run([str(BINARY), "validate", "--config", str(tmp_path / "cm.json5")], capture_output=True, text=True, timeout=60)
@@ -978,9 +984,10 @@ def test_container_runtime_stage(tmp_path):
         config["Healthcheck"] = json.loads(podman("image", "inspect", "--format", "{{json .Config.Healthcheck}}", image).stdout)
         assert config["User"] == "10001:10001"
         assert config["Entrypoint"] == ["/usr/local/bin/linkwell"]
-        assert set(config["ExposedPorts"]) == {"8080/tcp", "9090/tcp"}
+        assert set(config["ExposedPorts"]) == {"8080/tcp"}
         assert config["Healthcheck"]["Test"][:3] == ["CMD", "/usr/local/bin/linkwell", "healthcheck"]
-        assert config["Cmd"][-4:] == ["--listen", "0.0.0.0:8080", "--admin", "0.0.0.0:9090"]
+        # The admin listener is the config's: 127.0.0.1:9090 in the shipped one.
+        assert config["Cmd"][-2:] == ["--listen", "0.0.0.0:8080"] and "--admin" not in config["Cmd"]
 
         port, admin = free_port(), free_port()
         podman("run", "-d", "--name", name, "--network", "host", "--no-healthcheck", *ulimits, image,

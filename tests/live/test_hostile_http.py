@@ -205,8 +205,13 @@ CASES = [
     ("chunked POST with an 8 KB extension", chunked(body=b"1;" + b"e" * 8192 + b"\r\nx\r\n0\r\n\r\n", method="POST"), {400, 405}),
     ("smuggled request in a GET body", req(headers=("Content-Length: 44",), body=req("/item/2", host="example.com")[:44]), BAD),
     # -- not HTTP at all
-    ("TLS ClientHello", bytes.fromhex("16030100a5010000a10303") + b"\x00" * 64, {0, 400}),
-    ("binary garbage", bytes(range(256)), {0, 400}),
+    # No line end in sight: nginx answers 400 at once; Linkwell too (FirstBytesCheck), where
+    # libmicrohttpd alone waited for a line end until the head deadline and closed without a word.
+    ("TLS ClientHello", bytes.fromhex("16030100a5010000a10303") + b"\x00" * 64, BAD),
+    ("binary garbage", bytes(range(256)), BAD),
+    ("NUL before the method", b"\x00" + req(), BAD),
+    ("bare CR in a header, no line end after it", b"GET " + AASA_PATH.encode() + b" HTTP/1.1\r\nHost: example.com\rX-A: b", BAD),
+    ("bare CR after the request line, nothing more", b"GET " + AASA_PATH.encode() + b" HTTP/1.1\rX", BAD),
     ("SSH banner", b"SSH-2.0-OpenSSH_9.6\r\n", {0, 400, 505}),
     ("only an empty line", b"\r\n\r\n", {0, 400}),
 ]
