@@ -180,19 +180,25 @@ def test_api_cli_and_import_refuse_every_trick_that_leaves_the_allowed_hosts(con
             audit.check(f"/{code} {created[code]}", *get(server, "/" + code, ua))
     assert audit.escapes == [], "\n".join(audit.escapes[:40])
     assert len(created) > 20  # the allowed spellings were accepted, so the served path was exercised
+    # Every stored link that redirects, followed by Chromium as an iPhone and as a desktop.
+    redirecting = sorted({what.split(" ", 1)[0] for what, _ in audit.redirects})
+    assert len(redirecting) > 10
+    for ua in (IPHONE, DESKTOP):
+        landed, escapes = follow_in_chromium(server, redirecting, ua=ua)
+        assert escapes == [], "\n".join(escapes)
+        assert landed > 0
     # HTTPS in capitals is a web URL, not an app scheme.
     r = cli(config, "links", "add", "--site", "example", "--code", "caps", "--target", "HTTPS://WWW.EXAMPLE.COM/about")
     assert r.returncode == 0, r.stderr
 
 
-def test_chromium_lands_only_on_allowed_hosts(config, start_server):
-    """The exploit of the report and every trick as `link=` with `efr=1`, followed by a real
-    browser: all the URLs it requests are on loopback (ours) or an allowed host."""
+def follow_in_chromium(server, paths, ua=DESKTOP):
+    """Loads each path in headless Chromium (as `ua`) and returns (hosts it requested off
+    loopback, the requests that left the allowed hosts)."""
     from selenium import webdriver
     from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.chrome.service import Service
 
-    server = start_server(config)
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -204,27 +210,37 @@ def test_chromium_lands_only_on_allowed_hosts(config, start_server):
     try:
         driver.execute_cdp_cmd("Network.enable", {})
         driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"X-Forwarded-Host": HOST}})
+        driver.execute_cdp_cmd("Network.setUserAgentOverride", {"userAgent": ua})
         landed, escapes = 0, []
-        for trick in TRICKS:
-            for path in (long_link(link=trick, efr="1"), long_link(link="https://www.example.com/help", ofl=trick)):
-                driver.get_log("performance")
-                try:
-                    driver.get(server.url(path))
-                except WebDriverException:
-                    pass  # the redirect went to a name that resolves to nothing: recorded below
-                for entry in driver.get_log("performance"):
-                    message = json.loads(entry["message"])["message"]
-                    if message["method"] != "Network.requestWillBeSent":
-                        continue
-                    url = message["params"]["request"]["url"]
-                    host = whatwg_host(url)
-                    if host == "127.0.0.1":
-                        continue
-                    if host is not None:
-                        landed += 1
-                    if host is not None and host not in ALLOWED:
-                        escapes.append(f"{path}: Chromium requested {url}")
-        assert escapes == [], "\n".join(escapes)
-        assert landed > 20  # the browser did follow the allowed redirects
+        for path in paths:
+            driver.get_log("performance")
+            try:
+                driver.get(server.url(path))
+            except WebDriverException:
+                pass  # the redirect went to a name that resolves to nothing: recorded below
+            for entry in driver.get_log("performance"):
+                message = json.loads(entry["message"])["message"]
+                if message["method"] != "Network.requestWillBeSent":
+                    continue
+                url = message["params"]["request"]["url"]
+                host = whatwg_host(url)
+                if host == "127.0.0.1":
+                    continue
+                if host is not None:
+                    landed += 1
+                if host is not None and host not in ALLOWED:
+                    escapes.append(f"{path}: Chromium requested {url}")
+        return landed, escapes
     finally:
         driver.quit()
+
+
+def test_chromium_lands_only_on_allowed_hosts(config, start_server):
+    """The exploit of the report and every trick as `link=` with `efr=1` and as a web page's
+    desktop fallback, followed by a real browser: all the URLs it requests are on loopback (ours)
+    or an allowed host."""
+    server = start_server(config)
+    paths = [p for trick in TRICKS for p in (long_link(link=trick, efr="1"), long_link(link="https://www.example.com/help", ofl=trick))]
+    landed, escapes = follow_in_chromium(server, paths)
+    assert escapes == [], "\n".join(escapes)
+    assert landed > 20  # the browser did follow the allowed redirects
