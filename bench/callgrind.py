@@ -24,6 +24,7 @@ is bounded; every process started here is stopped by its PID.
 import argparse
 import datetime
 import json
+import urllib.parse
 import os
 import re
 import shutil
@@ -262,7 +263,10 @@ def with_short_link(a, tmp):
         raise SystemExit(f"callgrind: could not read back the short link: {r.stderr.strip()}")
     links = os.path.join(tmp, "bench-links.json")
     with open(links, "w") as f:
-        json.dump([dict(OVERRIDE_LINK, target=a.short_link_target, site=json.loads(r.stdout)["site"])], f)
+        # Fallbacks on the target's own host: a host the site sends browsers to.
+        home = "https://" + urllib.parse.urlsplit(a.short_link_target).hostname
+        fallbacks = {k: v.replace("https://www.example.com", home) for k, v in OVERRIDE_LINK.items() if k.endswith("allback") or k == "ipfl"}
+        json.dump([dict(OVERRIDE_LINK, **fallbacks, target=a.short_link_target, site=json.loads(r.stdout)["site"])], f)
     r = subprocess.run([a.linkwell, "links", "import", links, "--config", config], capture_output=True, text=True, timeout=60)
     if r.returncode != 0:
         raise SystemExit(f"callgrind: could not import the override link: {(r.stderr or r.stdout).strip()}")
