@@ -92,7 +92,7 @@ final class AdminAPI: Sendable {
             return Self.cannotCheckToken
         }
         let writes = method != "GET"
-        var changed = false
+        var changes = LinkChanges()
         // One user of the file at a time in this process (SQLiteFileGate); the link index is
         // rebuilt after the gate is released (the refresher takes it too).
         let response = SQLiteFileGate.withAccess(location) { () -> HTTPResponse in
@@ -120,8 +120,9 @@ final class AdminAPI: Sendable {
                     return storeError(error, location: location)
                 }
                 do throws(LinkStoreError) {
-                    let response = try perform(endpoint, method: method, request: request, table: table, store: store)
-                    if writes, (200..<300).contains(response.status) { changed = true }
+                    changes = LinkChanges()
+                    let response = try perform(endpoint, method: method, request: request, table: table, store: store, changes: &changes)
+                    if !(200..<300).contains(response.status) { changes = LinkChanges() }
                     return response
                 } catch where error.kind == .replaced && attempt < 3 {
                     // A new file at the path: open it and do the request there.
@@ -132,22 +133,30 @@ final class AdminAPI: Sendable {
             }
             return Self.error(503, "database_unavailable", "the link database \(location.description) was replaced three times during this request", fix: "send it again", headers: [("Retry-After", "1")])
         }
-        if changed { runtime.linksChanged() }
+        if changes.any { runtime.linksChanged(changed: changes.changed, removed: changes.removed) }
         return response
     }
 
-    private func perform(_ endpoint: Endpoint, method: String, request: HTTPRequest, table: RouteTable, store: LinkStore) throws(LinkStoreError) -> HTTPResponse {
+    /// What a write stored, for the link index.
+    struct LinkChanges {
+        var changed: [ShortLink] = []
+        var removed: [(site: String, code: String)] = []
+        var any: Bool { !changed.isEmpty || !removed.isEmpty }
+    }
+
+    private func perform(_ endpoint: Endpoint, method: String, request: HTTPRequest, table: RouteTable, store: LinkStore, changes: inout LinkChanges) throws(LinkStoreError) -> HTTPResponse {
         switch (endpoint, method) {
         case (.stats, _): return try stats(request, table: table, store: store)
         case (.links, "GET"): return try list(request, table: table, store: store)
-        case (.links, _): return try create(request, table: table, store: store)
+        case (.links, _): return try create(request, table: table, store: store, changes: &changes)
         case let (.link(site, code), "GET"):
             return try Self.found(site: site, code: code, table: table, store: store).map { Self.json(200, $0.json(table: table)) }.response
-        case let (.link(site, code), "PATCH"): return try patch(request, site: site, code: code, table: table, store: store)
+        case let (.link(site, code), "PATCH"): return try patch(request, site: site, code: code, table: table, store: store, changes: &changes)
         case (.openAPI, _): return Self.json(200, OpenAPIDocument.document(table: table, bodyLimit: Self.bodyLimit))
         case let (.link(site, code), _):
             return try Self.found(site: site, code: code, table: table, store: store).map { link throws(LinkStoreError) -> HTTPResponse in
                 try store.delete(site: link.site, code: link.code)
+                changes.removed.append((link.site, link.code))
                 return .dynamic(status: 204, headers: [("Cache-Control", "no-store")], body: [])
             }.response
         }
@@ -259,7 +268,7 @@ final class AdminAPI: Sendable {
         return Self.json(200, ["links": .array(links.map { $0.json(table: table) }), "next": next])
     }
 
-    private func create(_ request: HTTPRequest, table: RouteTable, store: LinkStore) throws(LinkStoreError) -> HTTPResponse {
+    private func create(_ request: HTTPRequest, table: RouteTable, store: LinkStore, changes: inout LinkChanges) throws(LinkStoreError) -> HTTPResponse {
         let body: JSONValue
         switch Self.jsonBody(request) {
         case let .failure(refusal): return refusal.response
@@ -293,6 +302,7 @@ final class AdminAPI: Sendable {
             switch try store.create(drafts, table: table) {
             case let .refused(refused): errors = refused
             case let .created(links):
+                changes.changed = links
                 if bulk {
                     return Self.json(201, ["count": .number(String(links.count)), "links": .array(links.map { $0.json(table: table) })])
                 }
@@ -302,7 +312,7 @@ final class AdminAPI: Sendable {
         return Self.refusal(errors, bulk: bulk, count: items.count)
     }
 
-    private func patch(_ request: HTTPRequest, site: String, code: String, table: RouteTable, store: LinkStore) throws(LinkStoreError) -> HTTPResponse {
+    private func patch(_ request: HTTPRequest, site: String, code: String, table: RouteTable, store: LinkStore, changes: inout LinkChanges) throws(LinkStoreError) -> HTTPResponse {
         let body: JSONValue
         switch Self.jsonBody(request) {
         case let .failure(refusal): return refusal.response
@@ -327,6 +337,7 @@ final class AdminAPI: Sendable {
             return Self.refusal([ShortLinkItemError(index: 0, field: refusal.field, kind: .invalid, message: refusal.description)], bulk: false, count: 1)
         }
         try store.upsert(link)
+        changes.changed = [link]
         return Self.json(200, link.json(table: table))
     }
 

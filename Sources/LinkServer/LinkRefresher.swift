@@ -94,8 +94,10 @@ public final class LinkRefresher: Sendable {
     }
 
     /// Reads the change counter and, when it moved (or `force`, or the storage settings
-    /// changed), all links, and swaps the new index in. Serialised; returns when done.
-    public func check(storage settings: StorageSettings?, reason: String, force: Bool = false) {
+    /// changed), all links, and swaps the new index in. Serialised; returns when done: false
+    /// when the store could not be read (the last good index stays).
+    @discardableResult
+    public func check(storage settings: StorageSettings?, reason: String, force: Bool = false) -> Bool {
         state.withLock { s in
             let location: StorageLocation
             do throws(LinkStoreError) {
@@ -107,13 +109,35 @@ public final class LinkRefresher: Sendable {
                 location = s.location!
             } catch {
                 failed(&s, storage: configPath, error)
-                return
+                return false
             }
             let served = cell.current
             let moved = served.source != location
             SQLiteFileGate.withAccess(location) {
                 read(&s, location: location, served: served, moved: moved, reason: reason, force: force)
             }
+            return s.outage == nil
+        }
+    }
+
+    /// Writes this process stored and answered 2xx, when the store could not be read back
+    /// right after (deleted or locked a moment later): applied to the index in memory, so an
+    /// acknowledged link is served like the others. The next check that reads the store
+    /// replaces this index with the store's.
+    public func apply(changed: [ShortLink], removed: [(site: String, code: String)]) {
+        state.withLock { s in
+            let served = cell.current
+            var gone = Set(removed.map { $0.site + "\u{0}" + $0.code })
+            for l in changed { gone.insert(l.site + "\u{0}" + l.code) }
+            var builder = LinkIndex.Builder(table: nil)
+            served.index.forEach { if !gone.contains($0.site + "\u{0}" + $0.code) { builder.add($0) } }
+            for l in changed { builder.add(l) }
+            let index = builder.finish()
+            cell.set(LinkIndexCell.State(index: index, revision: served.revision, source: served.source))
+            log.event("links_applied_in_memory", [
+                ("changed", .int(changed.count)), ("removed", .int(removed.count)), ("links", .int(index.count)),
+                ("reason", .string("the link database could not be read after this process wrote to it (see links_refresh_failed); the written links are served from memory until it can")),
+            ])
         }
     }
 

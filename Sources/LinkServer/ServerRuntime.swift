@@ -137,10 +137,14 @@ public final class ServerRuntime: Sendable {
         rebuild(reason: reason, configReload: true)
     }
 
-    /// Links written in this process (the admin API): the same as ``linksChanged()`` — the index
-    /// is read again from the store (which has the write) and swapped in before this returns.
+    /// Links written in this process (the admin API): the index is read again from the store
+    /// (which has the write) and swapped in before this returns.
+    /// When the store cannot be read back (deleted or locked a moment after the write), the
+    /// written links are applied to the index in memory instead: a link answered 2xx is served.
     public func linksChanged(changed: [ShortLink], removed: [(site: String, code: String)] = []) {
-        linksChanged()
+        if !linkRefresher.check(storage: snapshot.table.config.storage, reason: "local write") {
+            linkRefresher.apply(changed: changed, removed: removed)
+        }
     }
 
     @discardableResult

@@ -213,7 +213,8 @@ public final class LinkStore: Sendable {
                 return .success(try body(db))
             } catch {
                 // Never keep writing to a file that is no longer the one at the path.
-                if error.kind == .replaced || error.kind == .notFound, box.reopen != nil { box.db = nil }  // see SQLiteConnection.deinit
+                // A file corrupted or unreadable now may be restored in place: read it afresh then.
+                if [.replaced, .notFound, .corrupt, .cannotOpen].contains(error.kind), box.reopen != nil { box.db = nil }  // see SQLiteConnection.deinit
                 return .failure(error)
             }
         }

@@ -1,5 +1,7 @@
 // What /readyz and /metrics say about the link store in each state.
 
+import Foundation
+import LinkStore
 import Testing
 
 @testable import LinkServer
@@ -28,5 +30,23 @@ import Testing
         status.set(outage: nil)
         #expect(status.set(storage: "/data/linkwell.db", readOnly: nil))
         #expect(status.mode == .readWrite)
+    }
+}
+
+@Suite struct LinkRefresherApplyTests {
+    static func link(_ code: String, disabled: Bool = false) -> ShortLink {
+        ShortLink(code: code, site: "shop", target: "https://shop.example.com/item/\(code)", disabled: disabled)
+    }
+
+    /// A write answered 2xx whose store could not be read back a moment later (deleted, locked):
+    /// applied to the served index, which otherwise stays as it was.
+    @Test func writesAreAppliedToTheIndexInMemory() {
+        let cell = LinkIndexCell(LinkIndexCell.State(index: LinkIndex(links: [Self.link("a"), Self.link("b"), Self.link("c")], table: nil), revision: 7))
+        let refresher = LinkRefresher(cell: cell, log: EventLog(format: .json, fileDescriptor: open("/dev/null", O_WRONLY)), configPath: "/nowhere/linkwell.json5")
+        refresher.apply(changed: [Self.link("new"), Self.link("b", disabled: true)], removed: [(site: "shop", code: "a")])
+        var codes: [String] = []
+        cell.index.forEach { codes.append($0.code) }
+        #expect(codes.sorted() == ["c", "new"])
+        #expect(cell.current.revision == 7)  // the next check that reads the store replaces it
     }
 }
