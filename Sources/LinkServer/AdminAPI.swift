@@ -100,7 +100,7 @@ final class AdminAPI: Sendable {
                 var openError: LinkStoreError?
                 var store: LinkStore?
                 if location.exists {
-                    do throws(LinkStoreError) { store = try open(location, writing: writes) } catch { openError = error }
+                    do throws(LinkStoreError) { store = try open(location) } catch { openError = error }
                 }
                 switch authenticate(token, store: store, location: location) {
                 case let .failure(refusal): return refusal.response
@@ -214,7 +214,7 @@ final class AdminAPI: Sendable {
     /// A connection for this request. SQLite: opened per request (never created; a file
     /// replaced or deleted since the last request is simply the file at the path now); read-only
     /// when the volume cannot be written. PostgreSQL: one kept per location, dropped after an error.
-    private func open(_ location: StorageLocation, writing: Bool) throws(LinkStoreError) -> LinkStore {
+    private func open(_ location: StorageLocation) throws(LinkStoreError) -> LinkStore {
         if case .sqlite = location {
             if location.writeProblem != nil { return try LinkStore(reading: location, busyTimeoutMilliseconds: 2000) }
             return try LinkStore(writing: location)
