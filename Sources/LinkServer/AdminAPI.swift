@@ -32,6 +32,8 @@ final class AdminAPI: Sendable {
     let runtime: ServerRuntime
     /// The open link database, by location (the config's `storage` may change on reload).
     private let stores = Locked<[String: LinkStore]>([:])
+    /// The tokens read last, by location: checked when the database cannot be read.
+    private let tokenCache = Locked<[String: [APIToken]]>([:])
 
     init(runtime: ServerRuntime) { self.runtime = runtime }
 
@@ -70,8 +72,8 @@ final class AdminAPI: Sendable {
         case let .failure(refusal):
             runtime.metrics.api.record(method: request.method, status: refusal.response.status)
             return .answer(refusal.response)
-        case let .success(authenticated):
-            request.keepForHandler(authenticated)
+        case .success:
+            break
         }
         let server = runtime.snapshot.server
         if case .links = endpoint, request.method == "POST" { return .readBody(limit: server.adminBulkBodyBytes) }
@@ -115,33 +117,86 @@ final class AdminAPI: Sendable {
             return Self.json(200, openAPI())
         }
         let table = runtime.snapshot.table
-        let store: LinkStore
-        if let authenticated = request.keptForHandler as? Authenticated {
-            store = authenticated.store  // by headReceived, before the body was read
-        } else {
-            switch authenticate(request, table: table) {
-            case let .failure(refusal): return refusal.response
-            case let .success(a): store = a.store
-            }
+        let token: String
+        switch bearerToken(request) {
+        case let .failure(refusal): return refusal.response
+        case let .success(t): token = t
         }
-        do {
-            switch (endpoint, method) {
-            case (.stats, _): return try stats(request, table: table, store: store)
-            case (.links, "GET"): return try list(request, table: table, store: store)
-            case (.links, _): return try create(request, table: table, store: store)
-            case let (.link(site, code), "GET"):
-                return try Self.found(site: site, code: code, table: table, store: store).map { Self.json(200, $0.json(table: table)) }.response
-            case let (.link(site, code), "PATCH"): return try patch(request, site: site, code: code, table: table, store: store)
-            case (.openAPI, _): return Self.json(200, openAPI())
-            case let (.link(site, code), _):
-                return try Self.found(site: site, code: code, table: table, store: store).map { link throws(LinkStoreError) -> HTTPResponse in
-                    try store.delete(site: link.site, code: link.code)
-                    runtime.linksChanged(changed: [], removed: [(link.site, link.code)])
-                    return .dynamic(status: 204, headers: [("Cache-Control", "no-store")], body: [])
-                }.response
-            }
+        let location: StorageLocation
+        do throws(LinkStoreError) {
+            location = try StorageLocation.of(storage: table.config.storage, configPath: runtime.configPath)
         } catch {
-            return Self.storeError(error, path: store.path)
+            runtime.log.event("api_store_unavailable", [("message", .string(error.description))])
+            return Self.cannotCheckToken
+        }
+        let writes = method != "GET"
+        var changes = LinkChanges()
+        // One user of the file at a time in this process (SQLiteFileGate); the link index is
+        // rebuilt after the gate is released (the refresher takes it too).
+        let response = SQLiteFileGate.withAccess(location) { () -> HTTPResponse in
+            for attempt in 1...3 {
+                var openError: LinkStoreError?
+                var store: LinkStore?
+                if location.exists {
+                    do throws(LinkStoreError) { store = try open(location) } catch { openError = error }
+                }
+                switch authenticate(token, store: store, location: location) {
+                case let .failure(refusal): return refusal.response
+                case let .success(name): request.attach(AdminRequestNote(tokenName: name))
+                }
+                // Authenticated from here: answers may name the database.
+                if writes, let readOnly = location.writeProblem {
+                    runtime.storeStatus.record(refused: .readOnly)
+                    return Self.error(
+                        503, "links_read_only", "links are read-only on this server: \(readOnly). Nothing was changed; the short links keep serving from memory.",
+                        fix: "make the link database and its directory writable by the user running linkwell (or mount its volume read-write), then send the request again")
+                }
+                guard let store else {
+                    let error = openError ?? LinkStoreError(
+                        .notFound,
+                        "the link database \(location.description) is gone (deleted or moved); linkwell does not create an empty one while it serves links from memory. Restore the file (or move it back), or run 'linkwell links add' to start a new one.")
+                    return storeError(error, location: location)
+                }
+                do throws(LinkStoreError) {
+                    changes = LinkChanges()
+                    let response = try perform(endpoint, method: method, request: request, table: table, store: store, changes: &changes)
+                    if !(200..<300).contains(response.status) { changes = LinkChanges() }
+                    return response
+                } catch where error.kind == .replaced && attempt < 3 {
+                    // A new file at the path: open it and do the request there.
+                    continue
+                } catch {
+                    return storeError(error, location: location)
+                }
+            }
+            return Self.error(503, "database_unavailable", "the link database \(location.description) was replaced three times during this request", fix: "send it again", headers: [("Retry-After", "1")])
+        }
+        if changes.any { runtime.linksChanged(changed: changes.changed, removed: changes.removed) }
+        return response
+    }
+
+    /// What a write stored, for the link index.
+    struct LinkChanges {
+        var changed: [ShortLink] = []
+        var removed: [(site: String, code: String)] = []
+        var any: Bool { !changed.isEmpty || !removed.isEmpty }
+    }
+
+    private func perform(_ endpoint: Endpoint, method: String, request: HTTPRequest, table: RouteTable, store: LinkStore, changes: inout LinkChanges) throws(LinkStoreError) -> HTTPResponse {
+        switch (endpoint, method) {
+        case (.stats, _): return try stats(request, table: table, store: store)
+        case (.links, "GET"): return try list(request, table: table, store: store)
+        case (.links, _): return try create(request, table: table, store: store, changes: &changes)
+        case let (.link(site, code), "GET"):
+            return try Self.found(site: site, code: code, table: table, store: store).map { Self.json(200, $0.json(table: table)) }.response
+        case let (.link(site, code), "PATCH"): return try patch(request, site: site, code: code, table: table, store: store, changes: &changes)
+        case (.openAPI, _): return Self.json(200, openAPI())
+        case let (.link(site, code), _):
+            return try Self.found(site: site, code: code, table: table, store: store).map { link throws(LinkStoreError) -> HTTPResponse in
+                try store.delete(site: link.site, code: link.code)
+                changes.removed.append((link.site, link.code))
+                return .dynamic(status: 204, headers: [("Cache-Control", "no-store")], body: [])
+            }.response
         }
     }
 
@@ -157,15 +212,8 @@ final class AdminAPI: Sendable {
         var response: HTTPResponse
     }
 
-    /// A request whose token is valid: the database it opened, and the token's name (for the log).
-    struct Authenticated: @unchecked Sendable {
-        // @unchecked: LinkStore is shared across requests already (`stores`); this only carries it.
-        let store: LinkStore
-        let tokenName: String
-    }
-
-    private func authenticate(_ request: HTTPRequest, table: RouteTable) -> Result<Authenticated, Refusal> {
-        let create = "create one with 'linkwell tokens create --config \(runtime.configPath)' and send 'Authorization: Bearer <token>'"
+    /// The request's bearer token: exactly one `Authorization: Bearer <token>` header.
+    private func bearerToken(_ request: HTTPRequest) -> Result<String, Refusal> {
         // Which of two tokens would count is a guess a proxy and Linkwell could make differently.
         let authorizations = request.headerValues("Authorization").count
         if authorizations > 1 {
@@ -179,45 +227,84 @@ final class AdminAPI: Sendable {
             return .failure(Refusal(response: Self.unauthorized(
                 "missing_token",
                 sent ? "the Authorization header is not 'Bearer <token>'" : "this request has no Authorization header; the API needs a bearer token",
-                fix: create, rfcError: sent ? "invalid_request" : nil)))
+                fix: Self.createToken, rfcError: sent ? "invalid_request" : nil)))
         }
-        let store: LinkStore
-        let path: String
+        return .success(token)
+    }
+
+    /// The check `headReceived` makes before a byte of the body is read: the token against the
+    /// stored ones (or the ones read last). The handler checks it again with the store it writes to.
+    private func authenticate(_ request: HTTPRequest, table: RouteTable) -> Result<String, Refusal> {
+        let token: String
+        switch bearerToken(request) {
+        case let .failure(refusal): return .failure(refusal)
+        case let .success(t): token = t
+        }
+        let location: StorageLocation
         do throws(LinkStoreError) {
-            let location = try StorageLocation.of(storage: table.config.storage, configPath: runtime.configPath)
-            path = location.description
-            // No database yet: no token can exist (and serve never creates the file).
-            guard location.exists else {
-                runtime.metrics.api.record(authFailure: .invalid)
-                return .failure(Refusal(response: Self.unauthorized(
-                    "invalid_token", "the token is not valid: there is no link database at \(path), so no token exists yet", fix: create, rfcError: "invalid_token")))
-            }
-            store = try open(location)
+            location = try StorageLocation.of(storage: table.config.storage, configPath: runtime.configPath)
         } catch {
-            return .failure(Refusal(response: Self.storeError(error, path: "the link database of \(runtime.configPath) (its storage block)")))
+            runtime.log.event("api_store_unavailable", [("message", .string(error.description))])
+            return .failure(Refusal(response: Self.cannotCheckToken))
         }
-        do {
-            switch try store.authenticate(token) {
-            case let .valid(name):
-                request.attach(AdminRequestNote(tokenName: name))
-                return .success(Authenticated(store: store, tokenName: name))
-            case let .revoked(name):
-                runtime.metrics.api.record(authFailure: .revoked)
-                return .failure(Refusal(response: Self.unauthorized(
-                    "revoked_token", "the token '\(name)' was revoked", fix: "use another token; \(create)", rfcError: "invalid_token")))
-            case .unknown:
-                runtime.metrics.api.record(authFailure: .invalid)
-                return .failure(Refusal(response: Self.unauthorized(
-                    "invalid_token", "the token is not one of the tokens in \(path) (mistyped, cut off, or made for another database)",
-                    fix: "'linkwell tokens list --config \(runtime.configPath)' shows the token names; a lost token cannot be shown again: \(create)",
-                    rfcError: "invalid_token")))
-            }
-        } catch {
-            return .failure(Refusal(response: Self.storeError(error, path: path)))
+        let checked = SQLiteFileGate.withAccess(location) { () -> Result<String, Refusal> in
+            let store = location.exists ? try? open(location) : nil
+            return authenticate(token, store: store, location: location)
+        }
+        if case let .success(name) = checked { request.attach(AdminRequestNote(tokenName: name)) }
+        return checked
+    }
+
+    /// The fix of a 401: no server path (the client is not authenticated).
+    static let createToken = "create one with 'linkwell tokens create' (with the server's --config) and send 'Authorization: Bearer <token>'"
+
+    /// The 503 when the tokens cannot be read and none were read before: says nothing about the
+    /// server to a client not yet authenticated.
+    static var cannotCheckToken: HTTPResponse {
+        error(503, "database_unavailable", "the link database cannot be read right now, so the token cannot be checked",
+              fix: "try again shortly; the server's log and its /readyz say what is wrong", headers: [("Retry-After", "2")])
+    }
+
+    /// Checks the token against the stored ones — or, when the database cannot be read, the ones
+    /// read last (a deleted or corrupted file does not turn every token into 'invalid'). Reads
+    /// only: the use is recorded with the next click flush.
+    private func authenticate(_ token: String, store: LinkStore?, location: StorageLocation) -> Result<String, Refusal> {
+        var tokens: [APIToken]?
+        if let store, let read = try? store.tokens() {
+            tokens = read
+            tokenCache.withLock { $0[location.description] = read }
+        } else {
+            tokens = tokenCache.withLock { $0[location.description] }
+        }
+        if tokens == nil, !location.exists, runtime.linkRefresher.cell.current.revision == nil {
+            tokens = []  // no database yet: no token exists
+        }
+        guard let tokens else { return .failure(Refusal(response: Self.cannotCheckToken)) }
+        switch LinkStore.check(token, against: tokens) {
+        case let .valid(name):
+            runtime.clicks?.recordTokenUse(name: name)
+            return .success(name)
+        case let .revoked(name):
+            runtime.metrics.api.record(authFailure: .revoked)
+            return .failure(Refusal(response: Self.unauthorized(
+                "revoked_token", "the token '\(name)' was revoked", fix: "use another token; \(Self.createToken)", rfcError: "invalid_token")))
+        case .unknown:
+            runtime.metrics.api.record(authFailure: .invalid)
+            return .failure(Refusal(response: Self.unauthorized(
+                "invalid_token", "the token is not one of this server's tokens (mistyped, cut off, or made for another database)",
+                fix: "'linkwell tokens list' (with the server's --config) shows the token names; a lost token cannot be shown again: \(Self.createToken)",
+                rfcError: "invalid_token")))
         }
     }
 
+    /// A connection for this request. SQLite: opened per request (never created; a file
+    /// replaced or deleted since the last request is simply the file at the path now); read-only
+    /// when the volume cannot be written. PostgreSQL: one kept per location, dropped after an error.
     private func open(_ location: StorageLocation) throws(LinkStoreError) -> LinkStore {
+        if case .sqlite = location {
+            if location.writeProblem != nil { return try LinkStore(reading: location, busyTimeoutMilliseconds: 2000) }
+            return try LinkStore(writing: location)
+        }
         if let store = stores.withLock({ $0[location.description] }) { return store }
         let store = try LinkStore(location)
         stores.withLock { $0[location.description] = store }
@@ -267,7 +354,7 @@ final class AdminAPI: Sendable {
         return Self.json(200, ["links": .array(links.map { $0.json(table: table) }), "next": next])
     }
 
-    private func create(_ request: HTTPRequest, table: RouteTable, store: LinkStore) throws(LinkStoreError) -> HTTPResponse {
+    private func create(_ request: HTTPRequest, table: RouteTable, store: LinkStore, changes: inout LinkChanges) throws(LinkStoreError) -> HTTPResponse {
         let body: JSONValue
         switch Self.jsonBody(request) {
         case let .failure(refusal): return refusal.response
@@ -301,7 +388,7 @@ final class AdminAPI: Sendable {
             switch try store.create(drafts, table: table) {
             case let .refused(refused): errors = refused
             case let .created(links):
-                runtime.linksChanged(changed: links)
+                changes.changed = links
                 if bulk {
                     return Self.json(201, ["count": .number(String(links.count)), "links": .array(links.map { $0.json(table: table) })])
                 }
@@ -311,7 +398,7 @@ final class AdminAPI: Sendable {
         return Self.refusal(errors, bulk: bulk, count: items.count)
     }
 
-    private func patch(_ request: HTTPRequest, site: String, code: String, table: RouteTable, store: LinkStore) throws(LinkStoreError) -> HTTPResponse {
+    private func patch(_ request: HTTPRequest, site: String, code: String, table: RouteTable, store: LinkStore, changes: inout LinkChanges) throws(LinkStoreError) -> HTTPResponse {
         let body: JSONValue
         switch Self.jsonBody(request) {
         case let .failure(refusal): return refusal.response
@@ -336,7 +423,7 @@ final class AdminAPI: Sendable {
             return Self.refusal([ShortLinkItemError(index: 0, field: refusal.field, kind: .invalid, message: refusal.description)], bulk: false, count: 1)
         }
         try store.upsert(link)
-        runtime.linksChanged(changed: [link])
+        changes.changed = [link]
         return Self.json(200, link.json(table: table))
     }
 
@@ -437,13 +524,29 @@ final class AdminAPI: Sendable {
             details: details)
     }
 
-    /// A store failure: locked or unreadable database → 503, anything else → 500.
-    private static func storeError(_ e: LinkStoreError, path: String) -> HTTPResponse {
+    /// A store failure, for an authenticated client: a full disk → 507, a read-only one → 503,
+    /// locked, gone, replaced or unreadable → 503 with Retry-After, anything else → 500.
+    private func storeError(_ e: LinkStoreError, location: StorageLocation) -> HTTPResponse {
+        if case .postgres = location { stores.withLock { $0[location.description] = nil } }  // reconnect next time
         switch e.kind {
-        case .locked, .cannotOpen, .corrupt, .tooNew:
-            return error(503, "database_unavailable", e.description, fix: "check that \(path) is readable and writable by linkwell (for PostgreSQL: that the server is up); try again once it is", headers: [("Retry-After", "2")])
+        case .full:
+            runtime.storeStatus.record(refused: .full)
+            return Self.error(507, "insufficient_storage", e.description,
+                              fix: "free space on the volume of \(location.description) (or move storage.sqlite to a larger one), then send the request again; nothing was changed")
+        case .readOnly:
+            runtime.storeStatus.record(refused: .readOnly)
+            return Self.error(503, "links_read_only", e.description,
+                              fix: "make \(location.description) and its directory writable by the user running linkwell, then send the request again")
+        case .locked:
+            runtime.storeStatus.record(refused: .locked)
+            return Self.error(503, "database_locked", e.description,
+                              fix: "wait for the other writer to finish and send the request again (Retry-After); nothing was changed", headers: [("Retry-After", "2")])
+        case .cannotOpen, .corrupt, .tooNew, .notFound, .replaced, .unavailable:
+            runtime.storeStatus.record(refused: .unavailable)
+            return Self.error(503, "database_unavailable", e.description,
+                              fix: "check that \(location.description) is there, readable and writable by linkwell (for PostgreSQL: that the server is up); nothing was changed; try again once it is", headers: [("Retry-After", "2")])
         default:
-            return error(500, "database_error", e.description, fix: "see the server's log; the request changed nothing")
+            return Self.error(500, "database_error", e.description, fix: "see the server's log; the request changed nothing")
         }
     }
 

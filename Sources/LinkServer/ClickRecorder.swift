@@ -62,11 +62,15 @@ public final class ClickRecorder: Sendable {
         /// Where the counts go, for logs (a PostgreSQL password left out).
         public var databaseName: String { location?.description ?? "(none)" }
 
-        /// Opens (creating and migrating a missing SQLite file) the link database.
-        func openStore() throws(LinkStoreError) -> LinkStore {
+        /// Opens the link database. A missing SQLite file is created (and migrated) only when
+        /// `mayCreate` (no database was ever read by this server: clicks before the first link);
+        /// a file that disappeared while links serve from memory is an outage, never replaced by
+        /// an empty one behind the operator's back.
+        func openStore(mayCreate: Bool = true) throws(LinkStoreError) -> LinkStore {
             switch location {
-            case let .sqlite(path)?: return try LinkStore(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            case let location?: return try LinkStore(location)
+            case let .sqlite(path)? where mayCreate && !FileManager.default.fileExists(atPath: path):
+                return try LinkStore(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            case let location?: return try LinkStore(writing: location, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             case nil: throw LinkStoreError(.cannotOpen, locationProblem ?? "no link database is configured")
             }
         }
@@ -81,7 +85,36 @@ public final class ClickRecorder: Sendable {
         case nothing
         case written(clicks: Int, rows: Int)
         case failed(pendingClicks: Int)
+        /// The store is read-only: the counts were dropped (and counted as dropped).
+        case dropped(clicks: Int)
     }
+
+    /// What the recorder learns from the rest of the server (`attach`).
+    struct Hooks {
+        /// Why links cannot be written now (a read-only store), or nil.
+        var readOnly: @Sendable () -> String? = { nil }
+        /// False once the server has read a database: a missing file is then an outage.
+        var mayCreateDatabase: @Sendable () -> Bool = { true }
+    }
+    private let hooks = Locked(Hooks())
+    private let droppedCount = Atomic<Int>(0)
+    /// API token uses not yet written (name → Unix seconds of the last use).
+    private let tokenUses = Locked<[String: Int]>([:])
+
+    /// Connects the recorder to the server's view of the store.
+    public func attach(readOnly: @escaping @Sendable () -> String?, mayCreateDatabase: @escaping @Sendable () -> Bool) {
+        hooks.withLock { $0 = Hooks(readOnly: readOnly, mayCreateDatabase: mayCreateDatabase) }
+    }
+
+    /// A use of the API token `name`: its `last_used_at` is written with the next flush (a
+    /// request never writes the database).
+    public func recordTokenUse(name: String) {
+        let now = clock()
+        tokenUses.withLock { $0[name] = max($0[name] ?? 0, now) }
+    }
+
+    /// Clicks dropped because the store was read-only.
+    public var droppedClicks: Int { droppedCount.load(ordering: .relaxed) }
 
     public let counter: ClickCounter
     private let enabledFlag: Atomic<Bool>
@@ -98,6 +131,8 @@ public final class ClickRecorder: Sendable {
         var failing = false
         var failedAttempts = 0
         var lastMaintenance: Int?
+        /// Dropping clicks (a read-only store) since the last flush that wrote.
+        var dropping = false
     }
 
     struct RouteKey: Hashable {
@@ -188,17 +223,39 @@ public final class ClickRecorder: Sendable {
             }
             mergePending(&st, drained, settings: s)
             let now = clock()
+            let h = hooks.withLock { $0 }
+            let readOnly = h.readOnly()
+            let mayCreate = h.mayCreateDatabase()
+            if readOnly == nil { flushTokenUses(settings: s) }
             guard !st.pending.isEmpty else {
                 maintain(&st, settings: s, now: now)
                 return .nothing
             }
             let (rows, referrers, clicks) = Self.rows(st.pending)
+            if let readOnly {
+                // Nothing can be written: held counts would only grow; drop them, and say so.
+                droppedCount.add(clicks, ordering: .relaxed)
+                st.pending = [:]
+                pendingCount.store(0, ordering: .relaxed)
+                if !st.dropping {
+                    st.dropping = true
+                    log?.event("clicks_dropped", [
+                        ("database", .string(s.databaseName)), ("clicks", .int(clicks)), ("reason", .string(readOnly)),
+                        ("counting", .string("clicks are still counted in /metrics (linkwell_clicks_total) and dropped at every flush while the store is read-only (linkwell_clicks_dropped_total)")),
+                        ("fix", .string("make the link database and its directory writable (or mount the volume read-write), or set storage.clicks.enabled: false to stop counting")),
+                    ])
+                }
+                return .dropped(clicks: clicks)
+            }
+            st.dropping = false
             var lastError: LinkStoreError?
             for attempt in 1...max(1, attempts) {
                 do throws(LinkStoreError) {
                     // Opened per flush (every few seconds): a file replaced or moved meanwhile is
                     // never written through an old descriptor.
-                    try s.openStore().addClicks(rows, referrers: referrers)
+                    try SQLiteFileGate.withAccess(s.location) { () throws(LinkStoreError) in
+                        try s.openStore(mayCreate: mayCreate).addClicks(rows, referrers: referrers)
+                    }
                     lastError = nil
                     break
                 } catch {
@@ -253,11 +310,31 @@ public final class ClickRecorder: Sendable {
         }
     }
 
+    /// Writes the API token uses held (never creating a database); kept for the next flush
+    /// when that fails.
+    private func flushTokenUses(settings s: Settings) {
+        let uses = tokenUses.withLock { u in
+            let all = u
+            u = [:]
+            return all
+        }
+        guard !uses.isEmpty else { return }
+        do throws(LinkStoreError) {
+            try SQLiteFileGate.withAccess(s.location) { () throws(LinkStoreError) in
+                try s.openStore(mayCreate: false).recordTokenUse(uses.mapValues { Date(timeIntervalSince1970: TimeInterval($0)) })
+            }
+        } catch {
+            tokenUses.withLock { u in for (name, t) in uses { u[name] = max(u[name] ?? 0, t) } }
+        }
+    }
+
     private func maintain(_ st: inout FlushState, settings s: Settings, now: Int) {
         if let last = st.lastMaintenance, now - last < 3600, now >= last { return }
-        guard s.location?.exists == true else { return }
+        guard s.location?.exists == true, hooks.withLock({ $0.readOnly })() == nil else { return }
         do throws(LinkStoreError) {
-            try s.openStore().maintainClicks(today: ClickDay.of(unixSeconds: now), retentionDays: s.retentionDays, referrersPerDay: s.referrersPerDay)
+            try SQLiteFileGate.withAccess(s.location) { () throws(LinkStoreError) in
+                try s.openStore(mayCreate: false).maintainClicks(today: ClickDay.of(unixSeconds: now), retentionDays: s.retentionDays, referrersPerDay: s.referrersPerDay)
+            }
             st.lastMaintenance = now
         } catch {
             log?.event("clicks_maintenance_failed", [("database", .string(s.databaseName)), ("message", .string(error.description))])
@@ -336,6 +413,9 @@ public final class ClickRecorder: Sendable {
         out += "# TYPE linkwell_clicks_flushes_total counter\n"
         out += "linkwell_clicks_flushes_total{result=\"success\"} \(t.flushes)\n"
         out += "linkwell_clicks_flushes_total{result=\"failure\"} \(t.failedFlushes)\n"
+        out += "# HELP linkwell_clicks_dropped_total Clicks counted but never written because the link store was read-only.\n"
+        out += "# TYPE linkwell_clicks_dropped_total counter\n"
+        out += "linkwell_clicks_dropped_total \(droppedClicks)\n"
         out += "# HELP linkwell_clicks_unwritten Clicks counted but not yet in the database (written at the next flush).\n"
         out += "# TYPE linkwell_clicks_unwritten gauge\n"
         out += "linkwell_clicks_unwritten \(unwritten)\n"

@@ -44,8 +44,12 @@ public final class LinkRefresher: Sendable {
         var inode: UInt64
     }
 
-    public init(cell: LinkIndexCell, log: EventLog, configPath: String) {
+    /// What /readyz and /metrics say about the store (set at every check).
+    public let status: LinkStoreStatus
+
+    public init(cell: LinkIndexCell, log: EventLog, configPath: String, status: LinkStoreStatus = LinkStoreStatus()) {
         self.cell = cell
+        self.status = status
         self.log = log
         self.configPath = configPath
     }
@@ -90,8 +94,10 @@ public final class LinkRefresher: Sendable {
     }
 
     /// Reads the change counter and, when it moved (or `force`, or the storage settings
-    /// changed), all links, and swaps the new index in. Serialised; returns when done.
-    public func check(storage settings: StorageSettings?, reason: String, force: Bool = false) {
+    /// changed), all links, and swaps the new index in. Serialised; returns when done: false
+    /// when the store could not be read (the last good index stays).
+    @discardableResult
+    public func check(storage settings: StorageSettings?, reason: String, force: Bool = false) -> Bool {
         state.withLock { s in
             let location: StorageLocation
             do throws(LinkStoreError) {
@@ -103,54 +109,102 @@ public final class LinkRefresher: Sendable {
                 location = s.location!
             } catch {
                 failed(&s, storage: configPath, error)
-                return
+                return false
             }
             let served = cell.current
             let moved = served.source != location
-            if case let .sqlite(path) = location, !FileManager.default.fileExists(atPath: path), served.revision == nil || moved {
-                // No database yet (`serve` does not create one): nothing to serve, nothing wrong.
-                if moved { cell.set(LinkIndexCell.State(index: .empty, source: location)) }
+            SQLiteFileGate.withAccess(location) {
+                read(&s, location: location, served: served, moved: moved, reason: reason, force: force)
+            }
+            return s.outage == nil
+        }
+    }
+
+    /// Writes this process stored and answered 2xx, when the store could not be read back
+    /// right after (deleted or locked a moment later): applied to the index in memory, so an
+    /// acknowledged link is served like the others. The next check that reads the store
+    /// replaces this index with the store's.
+    public func apply(changed: [ShortLink], removed: [(site: String, code: String)]) {
+        state.withLock { s in
+            let served = cell.current
+            var gone = Set(removed.map { $0.site + "\u{0}" + $0.code })
+            for l in changed { gone.insert(l.site + "\u{0}" + l.code) }
+            var builder = LinkIndex.Builder(table: nil)
+            served.index.forEach { if !gone.contains($0.site + "\u{0}" + $0.code) { builder.add($0) } }
+            for l in changed { builder.add(l) }
+            let index = builder.finish()
+            cell.set(LinkIndexCell.State(index: index, revision: served.revision, source: served.source))
+            log.event("links_applied_in_memory", [
+                ("changed", .int(changed.count)), ("removed", .int(removed.count)), ("links", .int(index.count)),
+                ("reason", .string("the link database could not be read after this process wrote to it (see links_refresh_failed); the written links are served from memory until it can")),
+            ])
+        }
+    }
+
+    private func read(_ s: inout State, location: StorageLocation, served: LinkIndexCell.State, moved: Bool, reason: String, force: Bool) {
+        var readOnly = location.writeProblem
+        defer { noteWritable(location: location, readOnly: readOnly) }
+        if case let .sqlite(path) = location, !FileManager.default.fileExists(atPath: path), served.revision == nil || moved {
+            // No database yet (`serve` does not create one): nothing to serve, nothing wrong.
+            if moved { cell.set(LinkIndexCell.State(index: .empty, source: location)) }
+            recovered(&s)
+            return
+        }
+        do throws(LinkStoreError) {
+            let store: LinkStore
+            var file: FileID?
+            if case let .sqlite(path) = location {
+                store = try LinkStore(reading: location)
+                file = Self.fileID(path)
+                if readOnly == nil, store.isReadOnly { readOnly = "the file \(path) can only be opened read-only" }
+            } else if let kept = s.store {
+                store = kept
+            } else {
+                store = try LinkStore(reading: location)
+                s.store = store
+            }
+            let revision = try store.revision()
+            // After an outage the file may be another one (a restored backup, a new file)
+            // with the same counter: read it again whatever the number says.
+            if !force, !moved, s.outage == nil, revision == served.revision, file == nil || s.file == nil || file == s.file {
+                if s.file == nil { s.file = file }
                 recovered(&s)
                 return
             }
-            do throws(LinkStoreError) {
-                let store: LinkStore
-                var file: FileID?
-                if case let .sqlite(path) = location {
-                    store = try LinkStore(reading: location)
-                    file = Self.fileID(path)
-                } else if let kept = s.store {
-                    store = kept
-                } else {
-                    store = try LinkStore(reading: location)
-                    s.store = store
-                }
-                let revision = try store.revision()
-                // After an outage the file may be another one (a restored backup, a new file)
-                // with the same counter: read it again whatever the number says.
-                if !force, !moved, s.outage == nil, revision == served.revision, file == nil || s.file == nil || file == s.file {
-                    if s.file == nil { s.file = file }
-                    recovered(&s)
-                    return
-                }
-                let start = ContinuousClock.now
-                let (index, readAt) = try store.loadIndex(table: nil)
-                cell.set(LinkIndexCell.State(index: index, revision: readAt, source: location))
-                s.file = file
-                let seconds = LinkRefresher.interval(ContinuousClock.now - start)
-                recovered(&s)
-                log.event("links_refreshed", [
-                    ("reason", .string(moved ? "storage changed" : reason)), ("storage", .string(location.description)),
-                    ("links", .int(index.count)), ("revision", .int(Int(readAt))), ("seconds", .double((seconds * 1000).rounded() / 1000)),
-                ])
-            } catch {
-                if case .postgres = location, error.kind != .unavailable { s.store = nil }
-                failed(&s, storage: location.description, error)
-            }
+            let start = ContinuousClock.now
+            let (index, readAt) = try store.loadIndex(table: nil)
+            cell.set(LinkIndexCell.State(index: index, revision: readAt, source: location))
+            s.file = file
+            let seconds = LinkRefresher.interval(ContinuousClock.now - start)
+            recovered(&s)
+            log.event("links_refreshed", [
+                ("reason", .string(moved ? "storage changed" : reason)), ("storage", .string(location.description)),
+                ("links", .int(index.count)), ("revision", .int(Int(readAt))), ("seconds", .double((seconds * 1000).rounded() / 1000)),
+            ])
+        } catch {
+            if case .postgres = location, error.kind != .unavailable { s.store = nil }
+            failed(&s, storage: location.description, error)
+        }
+    }
+
+    /// Records whether links can be written; logs when that changes (and at the first check,
+    /// when they cannot).
+    private func noteWritable(location: StorageLocation, readOnly: String?) {
+        guard status.set(storage: location.description, readOnly: readOnly) else { return }
+        if let readOnly {
+            log.event("links_read_only", [
+                ("storage", .string(location.description)), ("reason", .string(readOnly)), ("links", .int(cell.index.count)),
+                ("serving", .string("the short links in memory, the association files and route pages as usual")),
+                ("writes", .string("the admin API answers link writes 503; clicks are counted and dropped (linkwell_clicks_dropped_total)")),
+                ("fix", .string("make the file and its directory writable by this user, or mount the volume read-write; linkwell notices within a second")),
+            ])
+        } else {
+            log.event("links_writable", [("storage", .string(location.description))])
         }
     }
 
     private func failed(_ s: inout State, storage: String, _ error: LinkStoreError) {
+        status.set(outage: error.description)
         guard s.outage == nil else { return }  // once per outage
         s.outage = (ContinuousClock.now, error.description)
         log.event("links_refresh_failed", [
@@ -160,6 +214,7 @@ public final class LinkRefresher: Sendable {
     }
 
     private func recovered(_ s: inout State) {
+        status.set(outage: nil)
         guard let outage = s.outage else { return }
         s.outage = nil
         let seconds = LinkRefresher.interval(ContinuousClock.now - outage.since)

@@ -43,6 +43,7 @@ enum OpenAPIDocument {
                         responses: [
                             "201": ok("Created: the link (for an object) or {count, links} (for an array).", ["oneOf": [ref("Link"), ref("CreatedLinks")]]),
                             "400": errorRef, "401": unauthorized, "409": errorRef, "413": errorRef, "415": errorRef, "422": errorRef, "503": errorRef,
+                            "507": errorRef,
                         ]),
                 ],
                 "\(p)/links/{site}/{code}": [
@@ -54,10 +55,10 @@ enum OpenAPIDocument {
                     "patch": operation(
                         "updateLink", "Change a link: disable or enable it, its target, its overrides (null removes one).",
                         body: ref("LinkPatch"),
-                        responses: ["200": ok("The changed link.", ref("Link")), "400": errorRef, "401": unauthorized, "404": errorRef, "415": errorRef, "422": errorRef, "503": errorRef]),
+                        responses: ["200": ok("The changed link.", ref("Link")), "400": errorRef, "401": unauthorized, "404": errorRef, "415": errorRef, "422": errorRef, "503": errorRef, "507": errorRef]),
                     "delete": operation(
                         "deleteLink", "Delete a link; its code may be handed out again.",
-                        responses: ["204": ["description": "Deleted."], "401": unauthorized, "404": errorRef, "503": errorRef]),
+                        responses: ["204": ["description": "Deleted."], "401": unauthorized, "404": errorRef, "503": errorRef, "507": errorRef]),
                 ],
                 "\(p)/stats": [
                     "get": operation(

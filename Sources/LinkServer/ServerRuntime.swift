@@ -30,10 +30,19 @@ public final class ServerRuntime: Sendable {
     /// Keeps the served short links up to date (`linksChanged()`, `startLinkRefresher()`).
     public let linkRefresher: LinkRefresher
 
+    /// Whether links can be written, for /readyz, /metrics and the admin API.
+    public var storeStatus: LinkStoreStatus { linkRefresher.status }
+
     public init(configPath: String, initial: Snapshot, version: String, log: EventLog, accessLog: Bool = true, accessLogWriter: AccessLog? = nil,
                 clicks: ClickRecorder? = nil) {
         self.clicks = clicks
-        self.linkRefresher = LinkRefresher(cell: initial.liveLinks, log: log, configPath: configPath)
+        let linkRefresher = LinkRefresher(cell: initial.liveLinks, log: log, configPath: configPath)
+        self.linkRefresher = linkRefresher
+        // Clicks are written only while links can be; a database that disappeared is not
+        // re-created by the flush while its links serve from memory.
+        clicks?.attach(
+            readOnly: { linkRefresher.status.readOnlyReason },
+            mayCreateDatabase: { linkRefresher.cell.current.revision == nil })
         self.accessLog = accessLog
         self.accessLogWriter = accessLogWriter
         self.configPath = configPath
@@ -54,7 +63,9 @@ public final class ServerRuntime: Sendable {
     }
 
     /// Starts watching the store for writes by other processes and instances (`serve`).
+    /// The first check runs before this returns, so a read-only store is logged at start.
     public func startLinkRefresher() {
+        linkRefresher.check(storage: snapshot.table.config.storage, reason: "start")
         linkRefresher.start { [unowned self] in self.snapshot.table.config.storage }
     }
 
@@ -79,8 +90,10 @@ public final class ServerRuntime: Sendable {
             return (nil, failed)
         }
         // Short links at start-up: read once from the link database, when it exists (serve never
-        // creates a SQLite file; 'linkwell links add' does). A broken or locked file, or a
-        // PostgreSQL server that cannot be reached, stops the start with the error and its fix.
+        // creates a SQLite file; 'linkwell links add' does). A writable one is migrated first; a
+        // read-only one (a read-only volume) is read as it is, and the server starts with links
+        // read-only. A broken or locked file, or a PostgreSQL server that cannot be reached,
+        // stops the start with the error and its fix.
         let cell: LinkIndexCell
         if let liveLinks {
             cell = liveLinks
@@ -90,7 +103,9 @@ public final class ServerRuntime: Sendable {
                 let location = try StorageLocation.of(storage: storage, configPath: configPath)
                 var state = LinkIndexCell.State(index: .empty, source: location)
                 if location.exists {
-                    let (index, revision) = try LinkStore(location).loadIndex(table: nil)
+                    let store = location.writeProblem == nil
+                        ? try LinkStore(writing: location) : try LinkStore(reading: location, busyTimeoutMilliseconds: 2000)
+                    let (index, revision) = try SQLiteFileGate.withAccess(location) { () throws(LinkStoreError) in try store.loadIndex(table: nil) }
                     state = LinkIndexCell.State(index: index, revision: revision, source: location)
                 }
                 cell = LinkIndexCell(state)
@@ -122,10 +137,14 @@ public final class ServerRuntime: Sendable {
         rebuild(reason: reason, configReload: true)
     }
 
-    /// Links written in this process (the admin API): the same as ``linksChanged()`` — the index
-    /// is read again from the store (which has the write) and swapped in before this returns.
+    /// Links written in this process (the admin API): the index is read again from the store
+    /// (which has the write) and swapped in before this returns.
+    /// When the store cannot be read back (deleted or locked a moment after the write), the
+    /// written links are applied to the index in memory instead: a link answered 2xx is served.
     public func linksChanged(changed: [ShortLink], removed: [(site: String, code: String)] = []) {
-        linksChanged()
+        if !linkRefresher.check(storage: snapshot.table.config.storage, reason: "local write") {
+            linkRefresher.apply(changed: changed, removed: removed)
+        }
     }
 
     @discardableResult
@@ -327,10 +346,13 @@ public final class ServerRuntime: Sendable {
                 if let stats = runtime.metrics.connectionStatistics(), stats.saturated {
                     return Responder.plain(503, "saturated: \(stats.open) of \(stats.limit) connections open; new clients are refused at \(stats.limit)\n")
                 }
-                return Responder.plain(200, "ready\n")
+                // Ready whatever the link store's state: association files and route pages never
+                // depend on it; the second line says what links can do.
+                return Responder.plain(200, "ready\n" + runtime.storeStatus.readyLine(served: runtime.linkRefresher.cell.index.count))
             case "/metrics":
                 return .dynamic(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")],
-                                body: Array((runtime.metrics.render() + (runtime.clicks?.metricsText() ?? "")).utf8))
+                                body: Array((runtime.metrics.render() + runtime.storeStatus.metricsText(served: runtime.linkRefresher.cell.index.count)
+                                    + (runtime.clicks?.metricsText() ?? "")).utf8))
             default:
                 return Responder.plain(404, "Not found: try /healthz, /readyz, /metrics or /api/v1/openapi.json\n")
             }

@@ -118,24 +118,43 @@ extension LinkStore {
     @discardableResult
     public func revokeToken(name: String) throws(LinkStoreError) -> Bool {
         try withDB { db throws(LinkStoreError) in
-            try db.query("UPDATE api_tokens SET revoked = 1 WHERE name = ?", [.text(name)])
-            return db.changes > 0
+            try db.transaction { () throws(LinkStoreError) in
+                try db.query("UPDATE api_tokens SET revoked = 1 WHERE name = ?", [.text(name)])
+                return db.changes > 0
+            }
         }
     }
 
-    /// Checks a presented token: hashes it and compares the hash with every stored one in
-    /// constant time (no early exit). A valid token's `last_used_at` is set to `now`.
-    public func authenticate(_ presented: String, now: Date = Date()) throws(LinkStoreError) -> APITokenCheck {
+    /// Checks a presented token against `tokens` (as ``tokens()`` read them): hashes it and
+    /// compares the hash with every one in constant time (no early exit).
+    public static func check(_ presented: String, against tokens: [APIToken]) -> APITokenCheck {
         let digest = Array(BearerToken.hash(presented).utf8)
         var result = APITokenCheck.unknown
-        for token in try tokens() where BearerToken.constantTimeEqual(Array(token.hash.utf8), digest) {
+        for token in tokens where BearerToken.constantTimeEqual(Array(token.hash.utf8), digest) {
             result = token.revoked ? .revoked(name: token.name) : .valid(name: token.name)
         }
-        if case let .valid(name) = result {
-            try withDB { db throws(LinkStoreError) in
-                try db.query("UPDATE api_tokens SET last_used_at = ? WHERE name = ?", [.date(now), .text(name)])
+        return result
+    }
+
+    /// Checks a presented token against the stored ones. Reads only: the use is recorded with
+    /// ``recordTokenUse(_:)`` (the server batches it with the click flush), so a request works on
+    /// a full, locked or read-only disk.
+    public func authenticate(_ presented: String) throws(LinkStoreError) -> APITokenCheck {
+        LinkStore.check(presented, against: try tokens())
+    }
+
+    /// Sets `last_used_at` of the named tokens (name → time of the last use) in one
+    /// transaction; a time older than the stored one is left out.
+    public func recordTokenUse(_ uses: [String: Date]) throws(LinkStoreError) {
+        guard !uses.isEmpty else { return }
+        try withDB { db throws(LinkStoreError) in
+            try db.transaction { () throws(LinkStoreError) in
+                for (name, time) in uses.sorted(by: { $0.key < $1.key }) {
+                    try db.query(
+                        "UPDATE api_tokens SET last_used_at = ? WHERE name = ? AND (last_used_at IS NULL OR last_used_at < ?)",
+                        [.date(time), .text(name), .date(time)])
+                }
             }
         }
-        return result
     }
 }

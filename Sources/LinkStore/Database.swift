@@ -56,9 +56,8 @@ extension DatabaseConnection {
     }
 
     func transaction<T>(_ body: () throws(LinkStoreError) -> T) throws(LinkStoreError) -> T {
-        // SQLite: IMMEDIATE takes the write lock up front, so a busy database fails at BEGIN
-        // instead of half way.
-        try exec(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN")
+        // SQLite has its own (SQLiteConnection.transaction: BEGIN IMMEDIATE and file checks).
+        try exec("BEGIN")
         do {
             let value = try body()
             try exec("COMMIT")

@@ -119,15 +119,46 @@ public final class LinkStore: Sendable {
     /// Opens an existing, already migrated database to read it (the server's link refresher):
     /// a missing SQLite file is `.notFound` instead of being created, and nothing is migrated.
     /// `busyTimeoutMilliseconds`: how long SQLite waits for a lock before `.locked`.
+    /// A SQLite file that exists but cannot be opened for writing (a read-only mount, where
+    /// SQLite cannot create its -shm file) is opened read-only and immutable instead.
     public convenience init(reading location: StorageLocation, busyTimeoutMilliseconds: Int32 = 250) throws(LinkStoreError) {
-        try self.init(connection: try location.connect(busyTimeoutMilliseconds: busyTimeoutMilliseconds, create: false), upTo: nil, migrating: false)
+        let db: any DatabaseConnection
+        do throws(LinkStoreError) {
+            db = try location.connect(busyTimeoutMilliseconds: busyTimeoutMilliseconds, create: false)
+        } catch where [.cannotOpen, .readOnly].contains(error.kind) {
+            guard case let .sqlite(path) = location, let readOnly = try? SQLiteConnection(path: path, create: false, readOnly: true) else { throw error }
+            db = readOnly
+        }
+        try self.init(connection: db, upTo: nil, migrating: false)
     }
+
+    /// Opens an existing database to change it (the server's admin API and click flush): a
+    /// missing SQLite file is `.notFound` — never created behind the operator's back — and an
+    /// older schema is migrated.
+    public convenience init(writing location: StorageLocation, busyTimeoutMilliseconds: Int32 = 2000) throws(LinkStoreError) {
+        try self.init(connection: try location.connect(busyTimeoutMilliseconds: busyTimeoutMilliseconds, create: false), upTo: nil)
+    }
+
+    /// True when the connection was opened read-only (``init(reading:busyTimeoutMilliseconds:)``
+    /// on a read-only volume).
+    public var isReadOnly: Bool { (try? withDB { db throws(LinkStoreError) in (db as? SQLiteConnection)?.readOnly ?? false }) ?? false }
 
     init(connection db: any DatabaseConnection, upTo version: Int?, migrating: Bool = true) throws(LinkStoreError) {
         path = db.location
         dialect = db.dialect
         if migrating { try LinkStore.migrate(db, upTo: version ?? LinkStore.currentVersion) }
-        connection = Mutex(ConnectionBox(db: db))
+        var reopen: (@Sendable () throws(LinkStoreError) -> any DatabaseConnection)?
+        if let sqlite = db as? SQLiteConnection, !sqlite.readOnly {
+            // A file replaced or deleted under a kept store: the connection is closed, and the
+            // next use opens the file at the path (never creating one), migrated like this one.
+            let (path, timeout) = (sqlite.path, sqlite.busyTimeoutMilliseconds)
+            reopen = { () throws(LinkStoreError) -> any DatabaseConnection in
+                let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: timeout, create: false)
+                if migrating { try LinkStore.migrate(db, upTo: version ?? LinkStore.currentVersion) }
+                return db
+            }
+        }
+        connection = Mutex(ConnectionBox(db: db, reopen: reopen))
     }
 
     /// The versions recorded in `schema_migrations`, in order.
@@ -176,7 +207,16 @@ public final class LinkStore: Sendable {
 
     func withDB<T>(_ body: (any DatabaseConnection) throws(LinkStoreError) -> T) throws(LinkStoreError) -> T {
         let result: Result<T, LinkStoreError> = connection.withLock { box in
-            do throws(LinkStoreError) { return .success(try body(box.db)) } catch { return .failure(error) }
+            do throws(LinkStoreError) {
+                if box.db == nil, let reopen = box.reopen { box.db = try reopen() }
+                guard let db = box.db else { throw LinkStoreError(.notFound, "the link database \(path) is gone (deleted or moved). Restore it from a backup.") }
+                return .success(try body(db))
+            } catch {
+                // Never keep writing to a file that is no longer the one at the path.
+                // A file corrupted or unreadable now may be restored in place: read it afresh then.
+                if [.replaced, .notFound, .corrupt, .cannotOpen].contains(error.kind), box.reopen != nil { box.db = nil }  // see SQLiteConnection.deinit
+                return .failure(error)
+            }
         }
         return try result.get()
     }
@@ -212,8 +252,10 @@ public final class LinkStore: Sendable {
     public func insert(_ link: ShortLink) throws(LinkStoreError) {
         try withDB { db throws(LinkStoreError) in
             do throws(LinkStoreError) {
-                try db.query(
-                    "INSERT INTO links (\(LinkStore.columns)) VALUES (\(LinkStore.placeholders))", LinkStore.values(link))
+                try db.transaction { () throws(LinkStoreError) in
+                    try db.query(
+                        "INSERT INTO links (\(LinkStore.columns)) VALUES (\(LinkStore.placeholders))", LinkStore.values(link))
+                }
             } catch where error.kind == .constraint {
                 throw LinkStoreError(
                     .constraint, "site '\(link.site)' already has a short link '\(link.code)'; pick another code, or let linkwell generate one.")
@@ -252,9 +294,11 @@ public final class LinkStore: Sendable {
     @discardableResult
     public func setDisabled(_ disabled: Bool, site: String, code: String, now: Date = Date()) throws(LinkStoreError) -> Bool {
         try withDB { db throws(LinkStoreError) in
-            try db.query(
-                "UPDATE links SET disabled = ?, updated_at = ? WHERE site = ? AND code = ?", [.bool(disabled), .date(now), .text(site), .text(code)])
-            return db.changes > 0
+            try db.transaction { () throws(LinkStoreError) in
+                try db.query(
+                    "UPDATE links SET disabled = ?, updated_at = ? WHERE site = ? AND code = ?", [.bool(disabled), .date(now), .text(site), .text(code)])
+                return db.changes > 0
+            }
         }
     }
 
@@ -282,13 +326,17 @@ public final class LinkStore: Sendable {
     @discardableResult
     public func delete(site: String, code: String) throws(LinkStoreError) -> Bool {
         try withDB { db throws(LinkStoreError) in
-            try db.query("DELETE FROM links WHERE site = ? AND code = ?", [.text(site), .text(code)])
-            return db.changes > 0
+            try db.transaction { () throws(LinkStoreError) in
+                try db.query("DELETE FROM links WHERE site = ? AND code = ?", [.text(site), .text(code)])
+                return db.changes > 0
+            }
         }
     }
 }
 
 /// The connection inside the store's mutex (a class, so the Mutex holds a reference).
 struct ConnectionBox: @unchecked Sendable {
-    let db: any DatabaseConnection
+    /// nil after the file was replaced or deleted, until the next use reopens it.
+    var db: (any DatabaseConnection)?
+    let reopen: (@Sendable () throws(LinkStoreError) -> any DatabaseConnection)?
 }

@@ -4,6 +4,9 @@
 
 import CSQLite
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What went wrong with the link database, worded for whoever has to fix it.
 public struct LinkStoreError: Error, CustomStringConvertible, Equatable {
@@ -12,6 +15,13 @@ public struct LinkStoreError: Error, CustomStringConvertible, Equatable {
         case cannotOpen, corrupt, locked, tooNew, constraint, notFound, invalid, other
         /// The database server cannot be reached (PostgreSQL down, connection lost).
         case unavailable
+        /// The disk holding the database is full: nothing was written.
+        case full
+        /// The file or its volume cannot be written (a read-only mount, permissions).
+        case readOnly
+        /// The SQLite file at the path is another file than the one this connection opened (a
+        /// restore or deploy script renamed one over it): open the path again and retry.
+        case replaced
     }
     public var kind: Kind
     /// The whole message: the file, what happened and what to do.
@@ -40,15 +50,54 @@ final class SQLiteConnection: DatabaseConnection {
         return UnsafePointer(p)
     }()
 
+    /// The file this connection opened (device, inode), to notice a file renamed over it or deleted.
+    let opened: FileID?
+    /// Opened read-only and immutable (a read-only mount): nothing can be written through it.
+    let readOnly: Bool
+    let busyTimeoutMilliseconds: Int32
+
+    /// A file's identity on disk.
+    public struct FileID: Equatable, Sendable {
+        public var device: UInt64
+        public var inode: UInt64
+    }
+
+    /// The identity of the file at `path` now (nil: there is none).
+    public static func fileID(_ path: String) -> FileID? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return FileID(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+
     /// Opens (creating when missing) `path`, sets the busy timeout and WAL mode, and checks that
     /// the file is a database at all.
     /// `create: false` fails with `.notFound` instead of creating a missing file (`serve`).
-    init(path: String, busyTimeoutMilliseconds: Int32 = 2000, create: Bool = true) throws(LinkStoreError) {
+    /// `readOnly: true` opens an existing file read-only and immutable (no -wal or -shm is
+    /// created: a read-only mount), for reading the links only.
+    init(path: String, busyTimeoutMilliseconds: Int32 = 2000, create: Bool = true, readOnly: Bool = false) throws(LinkStoreError) {
         self.path = path
+        self.readOnly = readOnly
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         var handle: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX, nil)
+        // The identity before and after the open: equal, so the file opened is that one (a
+        // rename in between is retried).
+        var before = Self.fileID(path)
+        var rc: Int32 = SQLITE_OK
+        for _ in 0..<3 {
+            if readOnly {
+                rc = sqlite3_open_v2("file:" + Self.uriPath(path) + "?mode=ro&immutable=1", &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+            } else {
+                rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX, nil)
+            }
+            let after = Self.fileID(path)
+            if rc != SQLITE_OK || before == nil || after == before { before = after; break }
+            sqlite3_close(handle)
+            handle = nil
+            before = after
+        }
+        opened = before
         db = handle
-        guard rc == SQLITE_OK else {
+        guard rc == SQLITE_OK, handle != nil else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(handle)
             db = nil
@@ -63,13 +112,91 @@ final class SQLiteConnection: DatabaseConnection {
         }
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         sqlite3_extended_result_codes(handle, 1)
+        if readOnly {
+            // The first read of the header: a file that is not a database fails here.
+            try exec("SELECT count(*) FROM sqlite_master")
+            return
+        }
+        // The -wal and -shm files stay when the last connection closes (checkpointed, not
+        // deleted): a server opens a connection per use, and re-creating them each time would
+        // make every read need free disk space.
+        var persist: Int32 = 1
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+        // …but emptied by the last connection's close: frames of this file left in a -wal that
+        // a file renamed over this one would find are never read as its own.
+        try exec("PRAGMA journal_size_limit=0")
         // The first read of the header: a file that is not a database fails here.
         try exec("PRAGMA journal_mode=WAL")
         try exec("PRAGMA foreign_keys=ON")
     }
 
+    /// `path` for a `file:` URI: `%`, `?` and `#` percent-encoded.
+    static func uriPath(_ path: String) -> String {
+        var out = ""
+        for c in path.unicodeScalars {
+            switch c {
+            case "%": out += "%25"
+            case "?": out += "%3f"
+            case "#": out += "%23"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    /// Throws when the file at `path` is no longer the one this connection writes to: deleted
+    /// or moved (`.notFound`), or another file renamed over it (`.replaced`). `committed`: the
+    /// check after a commit (the change went to the old file).
+    func checkFile(committed: Bool) throws(LinkStoreError) {
+        guard let opened else { return }
+        guard let now = Self.fileID(path) else {
+            throw LinkStoreError(
+                .notFound,
+                "the link database \(path) is gone (deleted or moved) \(committed ? "while this change was written, so it is not kept" : "since it was opened; nothing was written"). The short links in memory keep serving, and linkwell does not create an empty file in its place. Restore the file (or move it back), then send the change again.")
+        }
+        guard now == opened else {
+            throw LinkStoreError(
+                .replaced,
+                committed
+                    ? "the link database \(path) was replaced by another file (a restore or a deploy script renamed one over it) while this change was written, so it went to the old file and is not kept. Send it again: it will be written to the new file."
+                    : "the link database \(path) was replaced by another file (a restore or a deploy script renamed one over it) since it was opened; nothing was written. Open it again and retry.")
+        }
+    }
+
+    /// Before closing a connection whose file was replaced or deleted: its changes are moved
+    /// into that (old) file and the -wal at the path emptied, so the file now at the path never
+    /// reads them as its own.
+    func abandon() {
+        try? exec("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// SQLite: `BEGIN IMMEDIATE` (the write lock up front, so a busy database fails at BEGIN
+    /// instead of half way); the file checked once the lock is held and again after the commit,
+    /// so a change written to a file that was replaced or deleted meanwhile is never reported
+    /// as stored.
+    func transaction<T>(_ body: () throws(LinkStoreError) -> T) throws(LinkStoreError) -> T {
+        try exec("BEGIN IMMEDIATE")
+        let value: T
+        do {
+            try checkFile(committed: false)
+            value = try body()
+            try exec("COMMIT")
+        } catch {
+            try? exec("ROLLBACK")
+            throw error
+        }
+        try checkFile(committed: true)
+        return value
+    }
+
     deinit {
         for stmt in statements.values { sqlite3_finalize(stmt) }
+        // SQLite does not checkpoint a file that was moved or deleted when it closes: do it, so
+        // no frame of it is left in the -wal at the path.
+        if !readOnly, let opened, Self.fileID(path) != opened {
+            statements = [:]
+            abandon()
+        }
         sqlite3_close_v2(db)
     }
 
@@ -146,6 +273,18 @@ final class SQLiteConnection: DatabaseConnection {
 
     func error(_ rc: Int32, message: String?) -> LinkStoreError {
         let text = message ?? db.map { String(cString: sqlite3_errmsg($0)) } ?? "error \(rc)"
+        let errno = db.map { sqlite3_system_errno($0) } ?? 0
+        if rc & 0xFF == SQLITE_FULL || (rc & 0xFF == SQLITE_IOERR && errno == ENOSPC) {
+            let dir = (path as NSString).deletingLastPathComponent
+            return LinkStoreError(
+                .full,
+                "the disk holding the link database \(path) is full (\(text)): nothing was written, and the short links served stay as they are. Free space on that volume ('df -h \(dir.isEmpty ? "." : dir)'), or move storage.sqlite to a larger one; then send the change again.")
+        }
+        if rc & 0xFF == SQLITE_READONLY || (rc & 0xFF == SQLITE_IOERR && errno == EROFS) {
+            return LinkStoreError(
+                .readOnly,
+                "the link database \(path) cannot be written (\(text)): its volume is mounted read-only, or the file or its directory is not writable by this user. Nothing was written; the short links keep serving from memory. Make the file and its directory writable (or remount the volume read-write) to change links.")
+        }
         switch rc & 0xFF {
         case SQLITE_BUSY, SQLITE_LOCKED:
             return LinkStoreError(
@@ -157,7 +296,7 @@ final class SQLiteConnection: DatabaseConnection {
                 "the link database \(path) is not a valid SQLite database (\(text)). Restore it from a backup, or move it away (e.g. 'mv \(path) \(path).broken') to start an empty one, or point storage.sqlite in the config at the right file.")
         case SQLITE_CONSTRAINT:
             return LinkStoreError(.constraint, "the link database \(path) refused the change: \(text)")
-        case SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM:
+        case SQLITE_CANTOPEN, SQLITE_PERM:
             return LinkStoreError(
                 .cannotOpen,
                 "cannot write the link database \(path) (\(text)). Check that the file and its directory are writable by this user.")

@@ -3,6 +3,10 @@
 
 import Foundation
 import LinkRouting
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The database a config names: a SQLite file or a PostgreSQL connection string.
 public enum StorageLocation: Sendable, Equatable, CustomStringConvertible {
@@ -106,5 +110,43 @@ public final class LinkChangeListener: @unchecked Sendable {
     /// is lost (make a new listener to reconnect).
     public func wait(milliseconds: Int32) throws(LinkStoreError) -> Bool {
         try connection.waitForNotifications(milliseconds: milliseconds) > 0
+    }
+}
+
+extension StorageLocation {
+    /// Why links cannot be written here, or nil: for a SQLite file, its volume is mounted
+    /// read-only, or the file or its directory (SQLite writes its -wal and -shm files beside it)
+    /// is not writable by this user. PostgreSQL: nil (the server says so at the write).
+    public var writeProblem: String? {
+        guard case let .sqlite(path) = self else { return nil }
+        let dir = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let exists = FileManager.default.fileExists(atPath: path)
+        for (file, what) in (exists ? [(path, "the file"), (dir, "its directory")] : [(dir, "its directory")]) where access(file, W_OK) != 0 {
+            let reason = errno == EROFS ? "is on a read-only volume" : "is not writable by this user (\(String(cString: strerror(errno))))"
+            return "\(what) \(file) \(reason)"
+        }
+        return nil
+    }
+}
+
+/// One lock per SQLite file for the whole process: the server's users of a file (admin API,
+/// click flush, link refresher) take turns, so the process never holds connections to two
+/// different files at one path — an old one renamed away and its replacement — whose -wal and
+/// -shm files (named by the path) SQLite would mix up.
+public enum SQLiteFileGate {
+    private static let locks = Mutex<[String: NSLock]>([:])
+
+    /// Runs `body` holding the lock of `location`'s file (PostgreSQL: no lock).
+    public static func withAccess<T, E: Error>(_ location: StorageLocation?, _ body: () throws(E) -> T) throws(E) -> T {
+        guard case let .sqlite(path)? = location else { return try body() }
+        let lock = locks.withLock { locks in
+            if let l = locks[path] { return l }
+            let l = NSLock()
+            locks[path] = l
+            return l
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
     }
 }

@@ -235,3 +235,41 @@ struct ClickCountingTests {
         #expect(report.days == days)
     }
 }
+
+@Suite struct ClickRecorderStoreFaultTests {
+    @Test func aReadOnlyStoreDropsAndCountsTheClicks() throws {
+        let path = ClickCountingTests.tempPath()
+        _ = try LinkStore(path: path)
+        let r = ClickCountingTests.recorder(path)
+        r.attach(readOnly: { "the file is on a read-only volume" }, mayCreateDatabase: { false })
+        for _ in 0..<7 { r.record(ClickCountingTests.click("x"), referer: nil) }
+        #expect(r.flush() == .dropped(clicks: 7))
+        #expect(r.flush() == .nothing)
+        #expect(r.metricsText().contains("linkwell_clicks_dropped_total 7"))
+        #expect(r.metricsText().contains("linkwell_clicks_unwritten 0"))
+        #expect(try LinkStore(path: path).clickReport(ClickQuery()).total == 0)
+    }
+
+    @Test func aDeletedDatabaseIsNotRecreatedWhileLinksServeFromMemory() throws {
+        let path = ClickCountingTests.tempPath()
+        let r = ClickCountingTests.recorder(path)
+        r.attach(readOnly: { nil }, mayCreateDatabase: { false })
+        for _ in 0..<3 { r.record(ClickCountingTests.click("x"), referer: nil) }
+        #expect(r.flush() == .failed(pendingClicks: 3))
+        #expect(!FileManager.default.fileExists(atPath: path))
+        // Before any database was read (clicks before the first link), the flush creates it.
+        r.attach(readOnly: { nil }, mayCreateDatabase: { true })
+        #expect(r.flush() == .written(clicks: 3, rows: 1))
+    }
+
+    @Test func tokenUsesAreWrittenWithTheFlush() throws {
+        let path = ClickCountingTests.tempPath()
+        let store = try LinkStore(path: path)
+        _ = try store.createToken(name: "ci")
+        let r = ClickCountingTests.recorder(path)
+        r.recordTokenUse(name: "ci")
+        #expect(try store.tokens()[0].lastUsedAt == nil)
+        #expect(r.flush() == .nothing)
+        #expect(try store.tokens()[0].lastUsedAt != nil)
+    }
+}

@@ -78,9 +78,13 @@ import Testing
             + ((try? Data(contentsOf: URL(fileURLWithPath: dir.path("t.db-wal")))) ?? Data())
         #expect(bytes.range(of: Data(secret.utf8)) == nil)
 
-        #expect(try store.authenticate(secret, now: now.addingTimeInterval(60)) == .valid(name: "ci"))
+        #expect(try store.authenticate(secret) == .valid(name: "ci"))
         #expect(try store.authenticate(secret + "x") == .unknown)
         #expect(try store.authenticate("") == .unknown)
+        // Checking reads only; the use is recorded in a batch, and an older time never wins.
+        #expect(try store.tokens().first { $0.name == "ci" }?.lastUsedAt == nil)
+        try store.recordTokenUse(["ci": now.addingTimeInterval(60), "nobody": now])
+        try store.recordTokenUse(["ci": now.addingTimeInterval(30)])
         #expect(try store.tokens().first { $0.name == "ci" }?.lastUsedAt == now.addingTimeInterval(60))
         #expect(try store.revokeToken(name: "ci"))
         #expect(try store.authenticate(secret) == .revoked(name: "ci"))

@@ -4,6 +4,7 @@ refused), pagination, validation errors, the body limit, the public port that ca
 API, schemathesis run on the served OpenAPI document, and the same on PostgreSQL storage."""
 import json
 import shutil
+import signal
 import subprocess
 import urllib.error
 import urllib.request
@@ -88,7 +89,7 @@ def test_auth_none_wrong_revoked_right_and_401s_are_counted(config, served):
     status, _, body = api(server, "POST", "/api/v1/links", token=old, body={"target": "https://fitconnect.app/about"})
     assert status == 401 and body["error"] == {
         "code": "revoked_token", "message": "the token 'old' was revoked",
-        "fix": f"use another token; create one with 'linkwell tokens create --config {config}' and send 'Authorization: Bearer <token>'"}
+        "fix": "use another token; create one with 'linkwell tokens create' (with the server's --config) and send 'Authorization: Bearer <token>'"}
     assert api(server, "GET", "/api/v1/links", token=token)[0] == 200
 
     assert metric(server, "linkwell_api_auth_failures_total") == {
@@ -97,7 +98,10 @@ def test_auth_none_wrong_revoked_right_and_401s_are_counted(config, served):
     assert sum(v for k, v in requests.items() if 'status="401"' in k) == 4
     assert requests['{method="GET",status="200"}'] == 2
 
-    # list shows names and dates, never the token; the database holds only its hash.
+    # list shows names and dates, never the token; the database holds only its hash. A request
+    # never writes: the last use is written with the click flush (SIGHUP flushes at once).
+    server.signal(signal.SIGHUP)
+    server.wait_for(lambda e: e.get("event") == "reloaded")
     listed = json.loads(cli(config, "tokens", "list", "--json"))
     assert [(t["name"], t["revoked"]) for t in listed] == [("old", True), ("test", False)]
     assert listed[1]["lastUsedAt"] is not None and token not in json.dumps(listed)
