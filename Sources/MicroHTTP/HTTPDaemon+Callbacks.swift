@@ -126,6 +126,38 @@ final class RequestContext {
     }
 }
 
+/// An empty `Cookie` header put in front of the request's headers as soon as its request line is
+/// read, so that libmicrohttpd 0.9.75 never copies and splits the client's real `Cookie` line.
+///
+/// After the last header line MHD looks up the first `Cookie` header, copies its value into the
+/// connection's pool and adds a 64-byte record per cookie: an 8 KB line of 45-byte cookies costs
+/// 8 KB + 9.6 KB on top of the head, more than the head itself. When that does not fit, MHD queues
+/// its own 431, ignores the failure, and builds the 431's header block a second time (a reply with
+/// two status lines). Finding this empty decoy first, MHD parses nothing: 80 bytes whatever the
+/// client sends, and a 16 KB head with an 8 KB `Cookie` line fits a 32 KiB pool. The real header
+/// stays where it was; every reader here skips the decoy (`isDecoy`), so `HTTPRequest.header("Cookie")`
+/// still returns what the client sent. Only MHD's cookie table (`MHD_COOKIE_KIND`) is empty.
+enum CookieDecoy {
+    /// Immortal C strings: MHD keeps the pointers until the request ends. The name's address is
+    /// how a reader recognises the decoy.
+    private struct Strings: @unchecked Sendable {
+        let name: UnsafePointer<CChar>
+        let value: UnsafePointer<CChar>
+    }
+    private static let strings = Strings(name: UnsafePointer(strdup("Cookie")!), value: UnsafePointer(strdup("")!))
+
+    /// Adds the decoy; called from the URI log callback, before MHD reads any header line.
+    static func install(on connection: OpaquePointer) {
+        _ = MHD_set_connection_value_n(connection, .HEADER_KIND, strings.name, 6, strings.value, 0)
+    }
+
+    /// True for the decoy's name pointer, as MHD hands it to an iterator.
+    @inline(__always)
+    static func isDecoy(_ key: UnsafePointer<CChar>?) -> Bool {
+        key == strings.name
+    }
+}
+
 /// The C callbacks handed to libmicrohttpd. They capture nothing and reach their state
 /// through the `void *` argument; they are `static let`s outside `main.swift`, so they are
 /// not main-actor isolated and may run on libmicrohttpd's threads.
@@ -139,6 +171,7 @@ enum MHDCallbacks {
         let request = RequestContext(rawTarget: uri.map { String(cString: $0) } ?? "", startNanos: monotonicNanos(),
                                      connection: connection.flatMap(connectionState))
         request.connection?.requests.add(1, ordering: .relaxed)
+        if let connection { CookieDecoy.install(on: connection) }
         return Unmanaged.passRetained(request).toOpaque()
     }
 
