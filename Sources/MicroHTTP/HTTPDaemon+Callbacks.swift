@@ -17,6 +17,8 @@ final class DaemonContext: @unchecked Sendable {
     let requestBodyLimit: Int
     let collectsRequestBodies: Bool
     let headLimits: RequestHeadLimits
+    /// libmicrohttpd's pool per connection (`HTTPDaemonOptions.effectiveConnectionMemoryLimit`).
+    let poolBytes: Int
     let tracker: ConnectionTracker
     /// Requests whose head is complete and whose response is not finished.
     let inFlight = Atomic<Int>(0)
@@ -34,6 +36,7 @@ final class DaemonContext: @unchecked Sendable {
         self.requestBodyLimit = options.requestBodyLimit
         self.collectsRequestBodies = options.collectsRequestBodies
         self.headLimits = options.headLimits
+        self.poolBytes = options.effectiveConnectionMemoryLimit
         self.tracker = ConnectionTracker(options: options)
         self.cLogger = .allocate(capacity: 1)
         self.cLogger.initialize(to: CMicroHTTPD_Logger(sink: MHDCallbacks.log, context: nil))
@@ -62,6 +65,8 @@ final class DaemonContext: @unchecked Sendable {
         if line.hasPrefix("Connection rejected by application") || line.hasPrefix("Connection socket is closed when reading request") {
             return
         }
+        // The access handler answered on the socket itself and asked MHD to close (`PoolRoom`).
+        if line.hasPrefix(DirectReply.closeLogPrefix) && DirectReply.take() { return }
         // MHD is about to send an error reply of its own, on this thread, for the connection it is
         // processing; remember the status for its "closed" notification (see `MHDOwnReply`).
         if line.hasPrefix(MHDOwnReply.logPrefix), let status = Int(line.dropFirst(MHDOwnReply.logPrefix.count).prefix(3)) {
@@ -118,6 +123,9 @@ final class RequestContext {
     var rejection: RequestHeadRejection?
     /// What the handler attached for the completion hook (`HTTPRequest.attach`).
     var annotation: (any Sendable)?
+    /// The reply was written to the socket by `PoolRoom.answerDirectly` (MHD then closed the
+    /// connection, reporting an error that is not one).
+    var answeredDirectly = false
 
     init(rawTarget: String, startNanos: UInt64, connection: ConnectionState?) {
         self.rawTarget = rawTarget
@@ -258,6 +266,10 @@ enum MHDCallbacks {
                 let body = Array("\(HTTPStatus.reasonPhrase(rejection.status)): \(rejection.reason).\n".utf8)
                 request.bodyBytes = request.method == "HEAD" ? 0 : body.count
                 let headers = [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")] + rejection.extraHeaders
+                if !PoolRoom.fits(headerBytes: PoolRoom.headerBlockBytes(headers), on: connection, poolBytes: daemon.poolBytes,
+                                  rawTarget: request.rawTarget) {
+                    return answerDirectly(rejection, for: request, on: connection)
+                }
                 return body.withUnsafeBytes { bytes in
                     queueCopy(status: rejection.status, headers: headers, body: bytes, closing: true, on: connection)
                 }
@@ -270,7 +282,7 @@ enum MHDCallbacks {
                     let httpRequest = HTTPRequest(
                         connection: connection, method: request.method, rawTarget: request.rawTarget, httpVersion: request.httpVersion,
                         context: request)
-                    return queue(daemon.handler.handle(httpRequest), on: connection, for: request, closing: true)
+                    return queue(daemon.handler.handle(httpRequest), on: connection, for: request, closing: true, poolBytes: daemon.poolBytes)
                 }
             }
             return .YES
@@ -302,7 +314,7 @@ enum MHDCallbacks {
             }
         }
         let response = daemon.handler.handle(httpRequest)
-        return queue(response, on: connection, for: request, closing: daemon.quiescing.load(ordering: .relaxed))
+        return queue(response, on: connection, for: request, closing: daemon.quiescing.load(ordering: .relaxed), poolBytes: daemon.poolBytes)
     }
 
     /// `MHD_OPTION_NOTIFY_COMPLETED`: the response is sent (or the request failed). Reports the
@@ -324,6 +336,8 @@ enum MHDCallbacks {
             if outcome != .completed, request.connection?.cut.load(ordering: .acquiring) == true { outcome = .headDeadline }
             // MHD sends its own error reply, then closes "with error": the reply went out.
             if mhdStatus != 0 && outcome == .error { outcome = .completed }
+            // The handler's reply did not fit the pool; a 431 was written directly, then MHD closed.
+            if request.answeredDirectly && outcome == .error { outcome = .completed }
             hook(HTTPRequestSummary(
                 method: request.method,
                 rawTarget: request.rawTarget,
@@ -356,8 +370,20 @@ enum MHDCallbacks {
 
     // MARK: -
 
-    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, for request: RequestContext, closing: Bool) -> MHD_Result {
+    private static func queue(
+        _ response: HTTPResponse, on connection: OpaquePointer, for request: RequestContext, closing: Bool, poolBytes: Int
+    ) -> MHD_Result {
         let isHead = request.method == "HEAD"
+        let headerBytes = PoolRoom.headerBlockBytes(response.headers)
+        // The client's head is to blame only when a short head would have left room; a header
+        // block larger than the pool is the handler's, and MHD's failure to send it is logged as such.
+        if headerBytes <= poolBytes - PoolRoom.shortHeadBytes,
+           !PoolRoom.fits(headerBytes: headerBytes, on: connection, poolBytes: poolBytes, rawTarget: request.rawTarget) {
+            let rejection = RequestHeadRejection(
+                status: 431,
+                reason: "the request head leaves too little of the \(poolBytes) bytes of memory per connection for the \(headerBytes)-byte header block of the \(response.status) response; send fewer or shorter header lines")
+            return answerDirectly(rejection, for: request, on: connection)
+        }
         switch response {
         case let .prepared(prepared):
             request.status = prepared.status
@@ -377,6 +403,16 @@ enum MHDCallbacks {
                 queueCopy(status: status, headers: headers, body: bytes, closing: closing, on: connection)
             }
         }
+    }
+
+    /// `PoolRoom.answerDirectly`, recorded for the completion hook; `.NO` has MHD close the connection.
+    private static func answerDirectly(_ rejection: RequestHeadRejection, for request: RequestContext, on connection: OpaquePointer) -> MHD_Result {
+        let fd = request.connection?.fd ?? CMicroHTTPD_get_connection_fd(connection)
+        request.status = rejection.status
+        request.answeredDirectly = true
+        request.bodyBytes = PoolRoom.answerDirectly(
+            status: rejection.status, reason: rejection.reason, extraHeaders: rejection.extraHeaders, isHead: request.method == "HEAD", fd: fd)
+        return .NO
     }
 
     private static func queueCopy(

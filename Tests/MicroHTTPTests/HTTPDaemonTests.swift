@@ -177,6 +177,35 @@ struct HTTPDaemonTests {
         #expect(raw.hasPrefix("HTTP/1.1 \(expected) "), "\(raw.prefix(200))")
     }
 
+    /// libmicrohttpd writes the response header block into what the request left of the pool; when
+    /// it did not fit, MHD closed the connection without a byte (`PoolRoom`).
+    @Test("a head that leaves no room in the pool for the reply gets one well-formed 431, and the hook says so")
+    func headFillingThePool() throws {
+        let recorder = SummaryRecorder()
+        let server = try TestServer(host: "127.0.0.1", recorder: recorder)
+        // 200 short lines in 15.5 KB (within the limits): their records leave too little for the reply.
+        let lines = (0..<200).map { (i: Int) -> String in "X\(i): " + String(repeating: "h", count: 70) + "\r\n" }.joined()
+        let many = String(decoding: try rawExchange(port: server.port, "GET /prepared HTTP/1.1\r\nHost: t\r\n" + lines + "\r\n"), as: UTF8.self)
+        #expect(many.components(separatedBy: "HTTP/1.1 ").count == 2, "\(many.prefix(300))")
+        #expect(many.hasPrefix("HTTP/1.1 431 ") && many.contains("\r\nConnection: close\r\n"), "\(many.prefix(300))")
+        #expect(many.hasSuffix("send fewer or shorter header lines.\n"), "\(many.suffix(200))")
+        let summary = try #require(recorder.waitFor { $0.status == 431 && $0.rawTarget == "/prepared" })
+        #expect(summary.outcome == .completed && summary.rejectedBy == nil)
+        // Heads far over the 16 KB limit that end where the pool does (28 KiB); they got no reply.
+        let start = "GET /prepared HTTP/1.1\r\nHost: t\r\n"
+        for size in stride(from: 27_900, to: 28_120, by: 4) {
+            var head = start, left = size - start.utf8.count - 2
+            while left > 0 {
+                let line = min(left, 7_000)
+                head += "X-P: " + String(repeating: "p", count: max(0, line - 7)) + "\r\n"
+                left -= line
+            }
+            let reply = String(decoding: try rawExchange(port: server.port, head + "\r\n"), as: UTF8.self)
+            #expect(reply.components(separatedBy: "HTTP/1.1 ").count == 2 && reply.hasPrefix("HTTP/1.1 431 "),
+                    "a \(head.utf8.count + 2)-byte head: \(reply.prefix(200))")
+        }
+    }
+
     @Test("a 10 KB header gets a 4xx and the daemon keeps serving")
     func oversizedHeader() throws {
         let recorder = SummaryRecorder()

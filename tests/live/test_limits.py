@@ -77,8 +77,9 @@ def rss_kib(pid):
     ([cookie_header(200)], 431),  # a 10 KB Cookie line: over 8 KB a line
     ([cookie_header(150), "X-A: " + "a" * 7900], 200),  # 16 KB: an 8 KB Cookie line and 7.9 KB more
     ([cookie_header(240), "X-A: " + "a" * 4000], 431),  # a 13 KB Cookie line of 240 cookies and more
+    ([f"X-{i}: " + "h" * 70 for i in range(200)], 431),  # 15.5 KB in 200 lines: no room left for the reply
 ], ids=["80-cookies", "150-cookies", "15KB-head", "18KB-head", "10KB-cookie-line", "16KB-head-8KB-cookie-line",
-        "13KB-cookie-line-240-cookies"])
+        "13KB-cookie-line-240-cookies", "15KB-head-200-lines"])
 def test_header_budget_direct(tmp_path, start_server, headers, expected):
     server = start_server(write(tmp_path))
     raw = exchange(server.addresses[0], f"GET {AASA_PATH} HTTP/1.1\r\nHost: example.com\r\n".encode()
