@@ -83,21 +83,39 @@ final class DaemonContext: @unchecked Sendable {
 /// connection is closed; this thread-local carries it from there to the notification.
 enum MHDOwnReply {
     static let logPrefix = "Error processing request (HTTP response code is "
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    private static let status = ThreadWord()
 
     static func remember(_ status: Int) {
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: status))
+        self.status.set(status)
     }
 
     /// The remembered status (0: none), cleared.
     static func take() -> Int {
-        let status = Int(bitPattern: pthread_getspecific(key))
-        if status != 0 { pthread_setspecific(key, nil) }
-        return status
+        status.take()
+    }
+}
+
+/// One integer per thread (a pthread key), 0 until set: carries a fact from one libmicrohttpd
+/// callback to the next on the thread that handles the connection.
+struct ThreadWord: @unchecked Sendable {
+    // @unchecked: a pthread key, created once and never changed.
+    private let key: pthread_key_t
+
+    init() {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        self.key = key
+    }
+
+    func set(_ value: Int) {
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: value))
+    }
+
+    /// The value (0: none), cleared.
+    func take() -> Int {
+        let value = Int(bitPattern: pthread_getspecific(key))
+        if value != 0 { pthread_setspecific(key, nil) }
+        return value
     }
 }
 

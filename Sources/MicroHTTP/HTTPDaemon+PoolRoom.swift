@@ -90,20 +90,14 @@ enum PoolRoom {
 /// engineer looking for a failure that did not happen.
 enum DirectReply {
     static let closeLogPrefix = "Application reported internal error"
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    private static let marked = ThreadWord()
 
     static func mark() {
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+        marked.set(1)
     }
 
     /// True when this thread answered directly since the last call (and clears the mark).
     static func take() -> Bool {
-        guard pthread_getspecific(key) != nil else { return false }
-        pthread_setspecific(key, nil)
-        return true
+        marked.take() != 0
     }
 }
