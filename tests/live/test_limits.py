@@ -5,6 +5,7 @@ bound (RSS from /proc), log escaping, every refused request logged and counted o
 with half-sent heads, a missing publicDir, security headers on every HTML page.
 Loopback only; every scenario is bounded (a few seconds, 30 s at most)."""
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -301,8 +302,17 @@ def test_connection_close_requests_map_no_memory_per_connection(tmp_path):
         time.sleep(0.5)
         during = trace.read_text().splitlines()[before:]
     finally:
-        proc.kill()
-        proc.wait(timeout=10)
+        # Killing strace would leave the server running, detached: stop the server first.
+        try:
+            for child in open(f"/proc/{proc.pid}/task/{proc.pid}/children").read().split():
+                os.kill(int(child), signal.SIGKILL)
+        except OSError:
+            pass  # strace and the server are gone already
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
     calls = [line for line in during if " mmap(" in line or " munmap(" in line]
     assert len(calls) < 50, f"{len(calls)} mmap/munmap calls over 1,000 connections:\n" + "\n".join(calls[:10])
 
