@@ -4,7 +4,7 @@
 32 KiB is its own `mmap` and `munmap` per connection in libmicrohttpd 0.9.75). Loopback only;
 bounded; servers stopped by PID.
 
-    .venv/bin/python bench/pool_rss.py [--rounds 3] [--duration 10] [--connections 1000] [--close]
+    .venv/bin/python bench/pool_rss.py [--rounds 3] [--duration 10] [--connections 1000] [--close] [--binary PATH]
 """
 import argparse
 import json
@@ -20,9 +20,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BINARY = os.path.join(ROOT, ".build/release/linkwell")
 BUDGETS = {
     # name: server keys over config/linkwell.json5's server block
-    "8 KiB pool (before: 4 KB heads)": "requestHeadBytes: 4096, requestHeaderMemoryBytes: 8192",
-    "32 KiB pool (8 KB heads: behind the shipped proxies)": "requestHeadBytes: 8192",
-    "40 KiB pool (default: 16 KB heads)": "",
+    "8 KiB pool (4 KB heads)": "requestHeadBytes: 4096, requestHeaderMemoryBytes: 8192",
+    "28 KiB pool (default: 16 KB heads)": "",
+    "40 KiB pool (16 KB heads, mmap'ed: the default before 2026-12-03)": "requestHeaderMemoryBytes: 40960",
 }
 
 
@@ -38,13 +38,13 @@ def status_kib(pid, key):
     return 0
 
 
-def run(name, keys, duration, connections=1000, close=False):
+def run(name, keys, duration, connections=1000, close=False, binary=BINARY):
     base = open(os.path.join(ROOT, "config/linkwell.json5")).read()
     text = base.replace("server: {", "server: { " + keys + ("," if keys else ""), 1)
     with tempfile.TemporaryDirectory() as tmp:
         config = os.path.join(tmp, "linkwell.json5")
         open(config, "w").write(text.replace('"$schema": "./linkwell.schema.json",', ""))
-        proc = subprocess.Popen([BINARY, "serve", "--config", config, "--listen", "127.0.0.1:0", "--admin", "off", "--access-log", "off"],
+        proc = subprocess.Popen([binary, "serve", "--config", config, "--listen", "127.0.0.1:0", "--admin", "off", "--access-log", "off"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             address = json.loads(proc.stdout.readline())["addresses"][0]
@@ -75,12 +75,13 @@ def main():
     ap.add_argument("--duration", type=int, default=10)
     ap.add_argument("--connections", type=int, default=1000)
     ap.add_argument("--close", action="store_true", help="Connection: close (one request per connection)")
+    ap.add_argument("--binary", default=BINARY, help="the linkwell to measure (default: the release build)")
     args = ap.parse_args()
     results = []
     for r in range(args.rounds):
         names = list(BUDGETS) if r % 2 == 0 else list(reversed(BUDGETS))
         for name in names:
-            results.append(run(name, BUDGETS[name], args.duration, args.connections, args.close))
+            results.append(run(name, BUDGETS[name], args.duration, args.connections, args.close, args.binary))
             print(json.dumps(results[-1]), file=sys.stderr)
     mode = "Connection: close" if args.close else "keep-alive"
     print(f"| connection memory | req/s median (min–max) | CPU µs/request, median | RSS at {args.connections} {mode}, median | peak RSS | idle RSS |")

@@ -2,7 +2,7 @@
 # Installs what Linkwell needs on Debian, only what is missing. Used by `make run` and `make test`.
 #   scripts/install-deps.sh build   — the C libraries the build links (libmicrohttpd, libqrencode, libsqlite3, libpq,
 #                                     librsvg + cairo for preview cards) and the cards' fonts
-#   scripts/install-deps.sh test    — plus curl, nginx, caddy, chromium, a JRE, kotlinc, valgrind, the web-platform-tests
+#   scripts/install-deps.sh test    — plus curl, nginx, caddy, chromium, a JRE, kotlinc, valgrind, strace, the web-platform-tests
 #                                     URL corpus (shipped by librust-url-dev) and a Python venv
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ mode="${1:-build}"
 pkgs=(libmicrohttpd-dev libqrencode-dev libsqlite3-dev libpq-dev pkg-config librsvg2-dev libcairo2-dev fonts-dejavu-core fonts-noto-core fonts-noto-cjk)
 if [ "$mode" = "test" ]; then
   pkgs+=(curl nginx-light caddy chromium chromium-driver default-jre-headless python3-venv wrk
-         podman runc debootstrap lld iproute2 systemd kotlin valgrind zsh fish postgresql
+         podman runc debootstrap lld iproute2 systemd kotlin valgrind strace zsh fish postgresql
          librust-url-dev)
 fi
 

@@ -569,7 +569,7 @@ public struct ServerSettings: Codable, Sendable, Equatable {
     public var perIPConnectionLimit: Int?
     /// Seconds before a connection that sends nothing is closed (default 30; `0` = never).
     public var connectionTimeoutSeconds: Int?
-    /// Advanced: libmicrohttpd's memory per connection (default ``requestHeadBytes`` + 16384).
+    /// Advanced: libmicrohttpd's memory per connection (default ``requestHeadBytes`` + 12288).
     public var requestHeaderMemoryBytes: Int?
     /// Seconds a client has to send a whole request head (default 10; `0` = no deadline).
     public var requestHeadTimeoutSeconds: Double?

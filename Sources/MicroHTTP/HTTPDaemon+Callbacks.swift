@@ -18,6 +18,8 @@ final class DaemonContext: @unchecked Sendable {
     let collectsRequestBodies: Bool
     let checksFirstBytes: Bool
     let headLimits: RequestHeadLimits
+    /// libmicrohttpd's pool per connection (`HTTPDaemonOptions.effectiveConnectionMemoryLimit`).
+    let poolBytes: Int
     let tracker: ConnectionTracker
     /// Requests whose head is complete and whose response is not finished.
     let inFlight = Atomic<Int>(0)
@@ -43,6 +45,7 @@ final class DaemonContext: @unchecked Sendable {
         self.collectsRequestBodies = options.collectsRequestBodies
         self.checksFirstBytes = options.checksFirstBytes
         self.headLimits = options.headLimits
+        self.poolBytes = options.effectiveConnectionMemoryLimit
         self.tracker = ConnectionTracker(options: options)
         self.cLogger = .allocate(capacity: 1)
         self.cLogger.initialize(to: CMicroHTTPD_Logger(sink: MHDCallbacks.log, context: nil))
@@ -85,6 +88,8 @@ final class DaemonContext: @unchecked Sendable {
         if line.hasPrefix("Connection rejected by application") || line.hasPrefix("Connection socket is closed when reading request") {
             return
         }
+        // The access handler answered on the socket itself and asked MHD to close (`PoolRoom`).
+        if line.hasPrefix(DirectReply.closeLogPrefix) && DirectReply.take() { return }
         // MHD is about to send an error reply of its own, on this thread, for the connection it is
         // processing; remember the status for its "closed" notification (see `MHDOwnReply`).
         if line.hasPrefix(MHDOwnReply.logPrefix), let status = Int(line.dropFirst(MHDOwnReply.logPrefix.count).prefix(3)) {
@@ -101,21 +106,39 @@ final class DaemonContext: @unchecked Sendable {
 /// connection is closed; this thread-local carries it from there to the notification.
 enum MHDOwnReply {
     static let logPrefix = "Error processing request (HTTP response code is "
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    private static let status = ThreadWord()
 
     static func remember(_ status: Int) {
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: status))
+        self.status.set(status)
     }
 
     /// The remembered status (0: none), cleared.
     static func take() -> Int {
-        let status = Int(bitPattern: pthread_getspecific(key))
-        if status != 0 { pthread_setspecific(key, nil) }
-        return status
+        status.take()
+    }
+}
+
+/// One integer per thread (a pthread key), 0 until set: carries a fact from one libmicrohttpd
+/// callback to the next on the thread that handles the connection.
+struct ThreadWord: @unchecked Sendable {
+    // @unchecked: a pthread key, created once and never changed.
+    private let key: pthread_key_t
+
+    init() {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        self.key = key
+    }
+
+    func set(_ value: Int) {
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: value))
+    }
+
+    /// The value (0: none), cleared.
+    func take() -> Int {
+        let value = Int(bitPattern: pthread_getspecific(key))
+        if value != 0 { pthread_setspecific(key, nil) }
+        return value
     }
 }
 
@@ -147,11 +170,46 @@ final class RequestContext {
     var rejection: RequestHeadRejection?
     /// What the handler attached for the completion hook (`HTTPRequest.attach`).
     var annotation: (any Sendable)?
+    /// The reply was written to the socket by `PoolRoom.answerDirectly` (MHD then closed the
+    /// connection, reporting an error that is not one).
+    var answeredDirectly = false
 
     init(rawTarget: String, startNanos: UInt64, connection: ConnectionState?) {
         self.rawTarget = rawTarget
         self.startNanos = startNanos
         self.connection = connection
+    }
+}
+
+/// An empty `Cookie` header put in front of the request's headers as soon as its request line is
+/// read, so that libmicrohttpd 0.9.75 never copies and splits the client's real `Cookie` line.
+///
+/// After the last header line MHD looks up the first `Cookie` header, copies its value into the
+/// connection's pool and adds a 64-byte record per cookie: an 8 KB line of 45-byte cookies costs
+/// 8 KB + 9.6 KB on top of the head, more than the head itself. When that does not fit, MHD queues
+/// its own 431, ignores the failure, and builds the 431's header block a second time (a reply with
+/// two status lines). Finding this empty decoy first, MHD parses nothing: 80 bytes whatever the
+/// client sends, and a 16 KB head with an 8 KB `Cookie` line fits a 32 KiB pool. The real header
+/// stays where it was; every reader here skips the decoy (`isDecoy`), so `HTTPRequest.header("Cookie")`
+/// still returns what the client sent. Only MHD's cookie table (`MHD_COOKIE_KIND`) is empty.
+enum CookieDecoy {
+    /// Immortal C strings: MHD keeps the pointers until the request ends. The name's address is
+    /// how a reader recognises the decoy.
+    private struct Strings: @unchecked Sendable {
+        let name: UnsafePointer<CChar>
+        let value: UnsafePointer<CChar>
+    }
+    private static let strings = Strings(name: UnsafePointer(strdup("Cookie")!), value: UnsafePointer(strdup("")!))
+
+    /// Adds the decoy; called from the URI log callback, before MHD reads any header line.
+    static func install(on connection: OpaquePointer) {
+        _ = MHD_set_connection_value_n(connection, .HEADER_KIND, strings.name, 6, strings.value, 0)
+    }
+
+    /// True for the decoy's name pointer, as MHD hands it to an iterator.
+    @inline(__always)
+    static func isDecoy(_ key: UnsafePointer<CChar>?) -> Bool {
+        key == strings.name
     }
 }
 
@@ -168,6 +226,7 @@ enum MHDCallbacks {
         let request = RequestContext(rawTarget: uri.map { String(cString: $0) } ?? "", startNanos: monotonicNanos(),
                                      connection: connection.flatMap(connectionState))
         request.connection?.requests.add(1, ordering: .relaxed)
+        if let connection { CookieDecoy.install(on: connection) }
         return Unmanaged.passRetained(request).toOpaque()
     }
 
@@ -263,6 +322,10 @@ enum MHDCallbacks {
                 let body = Array("\(HTTPStatus.reasonPhrase(rejection.status)): \(rejection.reason).\n".utf8)
                 request.bodyBytes = request.method == "HEAD" ? 0 : body.count
                 let headers = [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")] + rejection.extraHeaders
+                if !PoolRoom.fits(headerBytes: PoolRoom.headerBlockBytes(headers), on: connection, poolBytes: daemon.poolBytes,
+                                  rawTarget: request.rawTarget) {
+                    return answerDirectly(rejection, for: request, on: connection)
+                }
                 return body.withUnsafeBytes { bytes in
                     queueCopy(status: rejection.status, headers: headers, body: bytes, closing: true, on: connection)
                 }
@@ -276,7 +339,7 @@ enum MHDCallbacks {
                 context: request)
             switch daemon.handler.headReceived(headRequest) {
             case let .answer(response):
-                return queue(response, on: connection, for: request, closing: true)
+                return queue(response, on: connection, for: request, closing: true, poolBytes: daemon.poolBytes)
             case let .readBody(limit):
                 if let limit { request.bodyLimit = max(0, limit) }
             }
@@ -330,7 +393,7 @@ enum MHDCallbacks {
         }
         daemon.inHandlerCall.add(1, ordering: .sequentiallyConsistent)
         let response = daemon.handler.handle(httpRequest)
-        let queued = queue(response, on: connection, for: request, closing: closing || daemon.quiescing.load(ordering: .relaxed))
+        let queued = queue(response, on: connection, for: request, closing: closing || daemon.quiescing.load(ordering: .relaxed), poolBytes: daemon.poolBytes)
         daemon.inHandlerCall.subtract(1, ordering: .sequentiallyConsistent)
         return queued
     }
@@ -354,6 +417,8 @@ enum MHDCallbacks {
             if outcome != .completed, request.connection?.cut.load(ordering: .acquiring) == true { outcome = .headDeadline }
             // MHD sends its own error reply, then closes "with error": the reply went out.
             if mhdStatus != 0 && outcome == .error { outcome = .completed }
+            // The handler's reply did not fit the pool; a 431 was written directly, then MHD closed.
+            if request.answeredDirectly && outcome == .error { outcome = .completed }
             hook(HTTPRequestSummary(
                 method: request.method,
                 rawTarget: request.rawTarget,
@@ -389,8 +454,20 @@ enum MHDCallbacks {
 
     // MARK: -
 
-    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, for request: RequestContext, closing: Bool) -> MHD_Result {
+    private static func queue(
+        _ response: HTTPResponse, on connection: OpaquePointer, for request: RequestContext, closing: Bool, poolBytes: Int
+    ) -> MHD_Result {
         let isHead = request.method == "HEAD"
+        let headerBytes = PoolRoom.headerBlockBytes(response.headers)
+        // The client's head is to blame only when a short head would have left room; a header
+        // block larger than the pool is the handler's, and MHD's failure to send it is logged as such.
+        if headerBytes <= poolBytes - PoolRoom.shortHeadBytes,
+           !PoolRoom.fits(headerBytes: headerBytes, on: connection, poolBytes: poolBytes, rawTarget: request.rawTarget) {
+            let rejection = RequestHeadRejection(
+                status: 431,
+                reason: "the request head leaves too little of the \(poolBytes) bytes of memory per connection for the \(headerBytes)-byte header block of the \(response.status) response; send fewer or shorter header lines")
+            return answerDirectly(rejection, for: request, on: connection)
+        }
         switch response {
         case let .prepared(prepared):
             request.status = prepared.status
@@ -410,6 +487,16 @@ enum MHDCallbacks {
                 queueCopy(status: status, headers: headers, body: bytes, closing: closing, on: connection)
             }
         }
+    }
+
+    /// `PoolRoom.answerDirectly`, recorded for the completion hook; `.NO` has MHD close the connection.
+    private static func answerDirectly(_ rejection: RequestHeadRejection, for request: RequestContext, on connection: OpaquePointer) -> MHD_Result {
+        let fd = request.connection?.fd ?? CMicroHTTPD_get_connection_fd(connection)
+        request.status = rejection.status
+        request.answeredDirectly = true
+        request.bodyBytes = PoolRoom.answerDirectly(
+            status: rejection.status, reason: rejection.reason, extraHeaders: rejection.extraHeaders, isHead: request.method == "HEAD", fd: fd)
+        return .NO
     }
 
     private static func queueCopy(

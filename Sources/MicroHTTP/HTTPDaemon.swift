@@ -207,8 +207,9 @@ public final class HTTPDaemon: Sendable {
         let contextPointer = Unmanaged.passUnretained(context).toOpaque()
         var items: [MHD_OptionItem] = [
             MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: options.effectiveConnectionMemoryLimit, ptr_value: nil),
-            // The read buffer grows in steps of this much; 1 KiB (MHD's default) keeps a short
-            // request small, and growth is in place (the buffer is the pool's first block).
+            // libmicrohttpd 0.9.75 starts the read buffer at half the pool and grows it in place
+            // (it is the pool's first block) by an eighth of what is free when a head fills it;
+            // this is the free space it wants before each read (1 KiB, MHD's default).
             MHD_OptionItem(option: .CONNECTION_MEMORY_INCREMENT, value: 1024, ptr_value: nil),
             // The limits are the tracker's (accept policy): it refuses at once and counts. MHD's
             // own limit is set well above them so MHD never stops polling the listen socket,

@@ -24,10 +24,11 @@ public struct HTTPDaemonOptions: Sendable {
     /// Size limits and method/body rules checked on every request head before the handler.
     public var headLimits: RequestHeadLimits
     /// Memory per connection (libmicrohttpd's pool) for reading the request head and writing the
-    /// response headers. MHD copies the `Cookie` header to parse it, so cookies count twice, and
-    /// the response header block (a long `Location`) comes out of the same pool. nil = sized for
-    /// `headLimits` (see `effectiveConnectionMemoryLimit`). libmicrohttpd zeroes the whole pool on
-    /// every request, so a bigger pool costs CPU per request as well as RSS.
+    /// response headers: the head, a 64-byte record per header line and query argument, and the
+    /// response header block (a long `Location`) all come out of it. nil = sized for `headLimits`
+    /// (see `effectiveConnectionMemoryLimit`). libmicrohttpd zeroes the whole pool on every request,
+    /// and a pool over 32 KiB is `mmap`ed and `munmap`ed per connection, so a bigger pool costs CPU
+    /// per request as well as RSS.
     public var connectionMemoryLimit: Int?
     /// Receives the connection events (refusals, head-deadline closes), summed up once a second.
     public var onConnectionEvent: (@Sendable (HTTPConnectionEvent) -> Void)?
@@ -92,12 +93,21 @@ public struct HTTPDaemonOptions: Sendable {
         self.onConnectionEvent = onConnectionEvent
     }
 
-    /// The pool size used: `connectionMemoryLimit`, else the head budget, plus room for MHD's
-    /// copy of a `Cookie` line as long as `headLimits.lineBytes`, plus 8 KiB of response headers
-    /// (a 5 KB `Location` fits) — measured with libmicrohttpd 0.9.75, see docs/limits.md.
+    /// The pool size used: `connectionMemoryLimit`, else the head budget plus 4 KiB for MHD's
+    /// records of the head (64 bytes per header line or query argument) plus 8 KiB of response
+    /// headers (a 7 KB `Location` fits) — 28 KiB for 16 KB heads. The two reserves are shared: a
+    /// small response leaves room for ~190 header lines. libmicrohttpd 0.9.75 `malloc`s a pool of at
+    /// most 32 KiB (a bigger one is its own `mmap` per connection), and every keep-alive connection
+    /// keeps its whole pool resident. MHD does not copy the `Cookie` line (see `CookieDecoy`).
+    /// Measured with libmicrohttpd 0.9.75, see docs/limits.md.
     public var effectiveConnectionMemoryLimit: Int {
-        connectionMemoryLimit ?? (headLimits.headBytes + 2 * headLimits.lineBytes + 8 * 1024)
+        connectionMemoryLimit ?? (headLimits.headBytes + Self.headRecordBytes + Self.responseHeaderBytes)
     }
+
+    /// Pool room for MHD's per-line records of one request head (64 bytes each).
+    public static let headRecordBytes = 4 * 1024
+    /// Pool room for the response header block.
+    public static let responseHeaderBytes = 8 * 1024
 
     func validate() throws(HTTPDaemonError) {
         if listen.isEmpty { throw .invalidOption("no listen address; give at least one, e.g. 127.0.0.1:8080") }

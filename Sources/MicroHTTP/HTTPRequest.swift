@@ -97,6 +97,8 @@ public struct HTTPRequest {
     public func header(_ name: String) -> String? {
         switch source {
         case let .connection(connection):
+            // MHD's lookup would find the empty `CookieDecoy` first.
+            if name.utf8.count == 6 && name.lowercased() == "cookie" { return headerValues(name).first }
             guard let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) else { return nil }
             return String(cString: value)
         case let .fixed(headers, _):
@@ -139,7 +141,7 @@ public struct HTTPRequest {
 
     /// Appends one header to the `[(name, value)]` array behind `cls`.
     private static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
-        guard let cls, let key else { return .YES }
+        guard let cls, let key, !CookieDecoy.isDecoy(key) else { return .YES }
         let headers = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
         headers.pointee.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
         return .YES

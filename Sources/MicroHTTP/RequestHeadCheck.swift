@@ -149,7 +149,7 @@ enum RequestHeadCheck {
     /// Called for every header line: name must be a token, value free of control bytes
     /// (HTAB allowed), line within the limit; collects the framing headers.
     static let scanHeader: MHD_KeyValueIteratorN = { cls, _, key, keySize, value, valueSize in
-        guard let cls, let key else { return .YES }
+        guard let cls, let key, !CookieDecoy.isDecoy(key) else { return .YES }
         let scan = cls.assumingMemoryBound(to: HeadScan.self)
         let name = UnsafeRawBufferPointer(start: key, count: keySize)
         let body = value.map { UnsafeRawBufferPointer(start: $0, count: valueSize) } ?? UnsafeRawBufferPointer(start: nil, count: 0)

@@ -80,7 +80,7 @@ struct HardeningTests {
         let defaults = ServerConfiguration(nil)
         #expect(defaults.connectionLimit == 4096 && defaults.perIPConnectionLimit == 128)
         #expect(defaults.requestHeadTimeoutSeconds == 10 && defaults.requestHeadBytes == 16384 && defaults.requestLineBytes == 8192)
-        #expect(defaults.daemonOptions().effectiveConnectionMemoryLimit == 40 * 1024)
+        #expect(defaults.daemonOptions().effectiveConnectionMemoryLimit == 28 * 1024)
         var settings = ServerSettings()
         settings.requestHeadBytes = 4096
         settings.requestHeadTimeoutSeconds = 2.5
@@ -92,7 +92,7 @@ struct HardeningTests {
         #expect(options.perIPConnectionLimit == 0)
         #expect(options.perIPLimitExemptions.map(\.description) == ["10.0.0.0/8"])
         #expect(options.headLimits.allowedMethods == ["GET", "HEAD"])
-        #expect(options.effectiveConnectionMemoryLimit == 4096 + 2 * 4096 + 8192)
+        #expect(options.effectiveConnectionMemoryLimit == 4096 + 4096 + 8192)
         // The public listener reads no body; the admin listener keeps bodies for the REST API.
         #expect(options.requestBodyLimit == 0 && !options.collectsRequestBodies)
         let admin = try #require(set.adminDaemonOptions())

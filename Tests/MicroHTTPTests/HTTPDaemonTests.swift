@@ -80,6 +80,27 @@ struct HTTPDaemonTests {
         #expect(echo["dups"] == "one,two")
     }
 
+    @Test("the handler reads the Cookie header exactly as sent, and sees no other Cookie (libmicrohttpd's parse is bypassed)")
+    func cookieAsSent() throws {
+        let server = try TestServer(host: "127.0.0.1")
+        let sent = "a=1; b=\"two\"; c"
+        let echo = try server.echo("/echo", extra: ["-H", "Cookie: \(sent)", "-H", "X-After: 1"])
+        #expect(echo["cookie"] == sent)
+        #expect(echo["cookies"] == sent)
+        #expect(echo["headerNames"]?.split(separator: ",").filter { $0.lowercased() == "cookie" }.count == 1, "\(echo)")
+        let none = try server.echo("/echo")
+        #expect(none["cookie"] == "(nil)")
+        #expect(none["cookies"] == "")
+        #expect(none["headerNames"]?.lowercased().contains("cookie") == false, "\(none)")
+    }
+
+    @Test("the default pool is 28 KiB for 16 KB heads (libmicrohttpd mallocs up to 32 KiB; above, it mmaps per connection)")
+    func defaultPool() {
+        let options = HTTPDaemonOptions(listen: [ListenAddress(host: "127.0.0.1", port: 0)])
+        #expect(options.headLimits.headBytes == 16 * 1024)
+        #expect(options.effectiveConnectionMemoryLimit == 28 * 1024)
+    }
+
     @Test("the peer address is the client's IP", arguments: loopbacks)
     func peerAddress(host: String) throws {
         let server = try TestServer(host: host)
@@ -127,20 +148,62 @@ struct HTTPDaemonTests {
         #expect(try curl(["-o", "/dev/null", "-w", "%{http_code}", server.url("/prepared")]).stdout == "200")
     }
 
+    /// A `Cookie` line of `count` cookies of `size` bytes each.
+    static func cookieLine(_ count: Int, _ size: Int) -> String {
+        "Cookie: " + (0..<count).map { "c\($0)=" + String(repeating: "v", count: size) }.joined(separator: "; ")
+    }
+
+    static let headBudgetCases: [([String], Int)] = [
+        ([cookieLine(80, 45)], 200),
+        ([cookieLine(150, 45)], 200),
+        (["X-A: " + String(repeating: "a", count: 7_500), "X-B: " + String(repeating: "b", count: 7_500)], 200),
+        // 16 KB: an 8 KB Cookie line of 150 cookies plus 7.6 KB of another header.
+        ([cookieLine(150, 48), "X-A: " + String(repeating: "a", count: 7_600)], 200),
+        // 128 header lines in 15 KB: libmicrohttpd keeps a 64-byte record of each in the pool.
+        ((0..<128).map { (i: Int) -> String in "X-\(i): " + String(repeating: "h", count: 110) }, 200),
+        (["Cookie: big=" + String(repeating: "v", count: 9_000)], 431),
+        // A 13 KB Cookie line of 240 cookies: libmicrohttpd's copy of it would overflow the pool.
+        ([cookieLine(240, 48)], 431),
+        (["X-A: " + String(repeating: "a", count: 6_000), "X-B: " + String(repeating: "b", count: 6_000), "X-C: " + String(repeating: "c", count: 6_000)], 431),
+    ]
+
     /// The head budget (16 KB in all, 8 KB a line, as nginx's per-line limit) over the default
     /// pool: everything within it is answered, everything beyond gets one well-formed 431.
-    @Test("request heads within 16 KB are answered; beyond, exactly one well-formed 431", arguments: [
-        (["Cookie: " + (0..<80).map { "c\($0)=" + String(repeating: "v", count: 45) }.joined(separator: "; ")], 200),
-        (["Cookie: " + (0..<150).map { "c\($0)=" + String(repeating: "v", count: 45) }.joined(separator: "; ")], 200),
-        (["X-A: " + String(repeating: "a", count: 7_500), "X-B: " + String(repeating: "b", count: 7_500)], 200),
-        (["Cookie: big=" + String(repeating: "v", count: 9_000)], 431),
-        (["X-A: " + String(repeating: "a", count: 6_000), "X-B: " + String(repeating: "b", count: 6_000), "X-C: " + String(repeating: "c", count: 6_000)], 431),
-    ])
+    @Test("request heads within 16 KB are answered; beyond, exactly one well-formed 431", arguments: headBudgetCases)
     func headBudget(headers: [String], expected: Int) throws {
         let server = try TestServer(host: "127.0.0.1")
         let raw = try curl(["-s", "-i", server.url("/prepared")] + headers.flatMap { ["-H", $0] }).stdout
         #expect(raw.components(separatedBy: "HTTP/1.1 ").count == 2, "one status line: \(raw.prefix(300))")
         #expect(raw.hasPrefix("HTTP/1.1 \(expected) "), "\(raw.prefix(200))")
+    }
+
+    /// libmicrohttpd writes the response header block into what the request left of the pool; when
+    /// it did not fit, MHD closed the connection without a byte (`PoolRoom`).
+    @Test("a head that leaves no room in the pool for the reply gets one well-formed 431, and the hook says so")
+    func headFillingThePool() throws {
+        let recorder = SummaryRecorder()
+        let server = try TestServer(host: "127.0.0.1", recorder: recorder)
+        // 200 short lines in 15.5 KB (within the limits): their records leave too little for the reply.
+        let lines = (0..<200).map { (i: Int) -> String in "X\(i): " + String(repeating: "h", count: 70) + "\r\n" }.joined()
+        let many = String(decoding: try rawExchange(port: server.port, "GET /prepared HTTP/1.1\r\nHost: t\r\n" + lines + "\r\n"), as: UTF8.self)
+        #expect(many.components(separatedBy: "HTTP/1.1 ").count == 2, "\(many.prefix(300))")
+        #expect(many.hasPrefix("HTTP/1.1 431 ") && many.contains("\r\nConnection: close\r\n"), "\(many.prefix(300))")
+        #expect(many.hasSuffix("send fewer or shorter header lines.\n"), "\(many.suffix(200))")
+        let summary = try #require(recorder.waitFor { $0.status == 431 && $0.rawTarget == "/prepared" })
+        #expect(summary.outcome == .completed && summary.rejectedBy == nil)
+        // Heads far over the 16 KB limit that end where the pool does (28 KiB); they got no reply.
+        let start = "GET /prepared HTTP/1.1\r\nHost: t\r\n"
+        for size in stride(from: 27_900, to: 28_120, by: 4) {
+            var head = start, left = size - start.utf8.count - 2
+            while left > 0 {
+                let line = min(left, 7_000)
+                head += "X-P: " + String(repeating: "p", count: max(0, line - 7)) + "\r\n"
+                left -= line
+            }
+            let reply = String(decoding: try rawExchange(port: server.port, head + "\r\n"), as: UTF8.self)
+            #expect(reply.components(separatedBy: "HTTP/1.1 ").count == 2 && reply.hasPrefix("HTTP/1.1 431 "),
+                    "a \(head.utf8.count + 2)-byte head: \(reply.prefix(200))")
+        }
     }
 
     @Test("a 10 KB header gets a 4xx and the daemon keeps serving")
@@ -403,6 +466,9 @@ struct TestHandler: HTTPHandler {
                 "x-test-header=\(request.header("x-test-header") ?? "(nil)")",
                 "missing=\(request.header("X-Not-Sent") ?? "(nil)")",
                 "dups=\(request.headerValues("x-dup").joined(separator: ","))",
+                "cookie=\(request.header("Cookie") ?? "(nil)")",
+                "cookies=\(request.headerValues("cookie").joined(separator: "|"))",
+                "headerNames=\(request.headers.map(\.name).joined(separator: ","))",
             ]
             return .dynamic(status: 200, headers: [("Content-Type", "text/plain")], body: Array(lines.joined(separator: "\n").utf8))
         }
