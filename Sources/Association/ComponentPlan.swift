@@ -67,14 +67,7 @@ public struct ComponentPlan: Sendable {
                 guard case let .param(name, _, _, oneOf?) = seg else { continue }
                 // The parser compares a value as Swift compares strings (canonical equivalence);
                 // iOS compares Unicode scalars, so list the composed and decomposed spellings.
-                var spellings: [String] = []
-                for value in oneOf {
-                    for spelling in [value, value.precomposedStringWithCanonicalMapping, value.decomposedStringWithCanonicalMapping]
-                    where !spellings.contains(where: { Array($0.unicodeScalars) == Array(spelling.unicodeScalars) }) {
-                        spellings.append(spelling)
-                    }
-                }
-                let encoded = spellings
+                let encoded = ComponentPlan.unicodeSpellings(oneOf)
                 if let existing = vars.first(where: { $0.1 == encoded }) {
                     names["\(entry.index)/\(name)"] = existing.0
                     continue
@@ -257,8 +250,26 @@ public struct ComponentPlan: Sendable {
         }
     }
 
-    /// The components one entry contributes, guards first.
+    /// The components one entry contributes, guards first. A component that requires a query
+    /// name with non-ASCII letters is repeated for each Unicode spelling of the name (composed,
+    /// decomposed): the parser compares names by canonical equivalence, both platforms by code point.
     public func components(for entry: CompiledEntry, platform: Platform) -> [PlannedComponent] {
+        let planned = plainComponents(for: entry, platform: platform)
+        guard entry.requiredQuery.contains(where: { !$0.allSatisfy(\.isASCII) }) else { return planned }
+        return planned.flatMap { c -> [PlannedComponent] in
+            var combos: [[(String, String)]] = [[]]
+            for (name, pattern) in c.query {
+                combos = combos.flatMap { combo in ComponentPlan.unicodeSpellings([name]).map { combo + [($0, pattern)] } }
+            }
+            return combos.map { query in
+                var spelled = c
+                spelled.query = query
+                return spelled
+            }
+        }
+    }
+
+    func plainComponents(for entry: CompiledEntry, platform: Platform) -> [PlannedComponent] {
         let comment: String
         var queryPatterns: [(String, String)] = entry.requiredQuery.map { ($0, "?*") }
         var fragment: String? = nil
@@ -341,7 +352,14 @@ public struct ComponentPlan: Sendable {
     /// - `*` matches the empty string, so each parameter gets an empty-value guard.
     ///
     /// `oneOf` parameters are spelled out, one set of expressions per combination (Android has no
-    /// substitution variables).
+    /// substitution variables), each value in its composed and decomposed Unicode spelling (the
+    /// parser compares values by canonical equivalence, Android code unit by code unit).
+    ///
+    /// Literal text is written for both parsers' readings: a decoded `?`, `*` or `\` has no
+    /// escape in a matching expression, so each is written `?` (any one character, a platform
+    /// limit `validate` names); and an expression whose literal text holds a `+` never uses `?*`,
+    /// which would make it an Android 15 advanced glob where `+` is a quantifier (`/c++/.+` is
+    /// rejected by PatternMatcher, `/a+b/.+` never matches `/a+b/42`).
     static func androidPaths(for entry: CompiledEntry) -> [AndroidPath] {
         enum Piece {
             case fixed(String)
@@ -349,27 +367,30 @@ public struct ComponentPlan: Sendable {
         }
         let segs = entry.pattern.segments
         let fixedSegs = entry.pattern.hasRest ? Array(segs.dropLast()) : segs
+        func text(_ encoded: String) -> String { androidLiteral(PercentEncoding.decode(encoded)) }
         var combos: [[Piece]] = [[]]
         for seg in fixedSegs {
             switch seg {
             case let .literal(l):
-                combos = combos.map { $0 + [.fixed(PercentEncoding.decode(l))] }
+                combos = combos.map { $0 + [.fixed(text(l))] }
             case let .param(_, prefix, suffix, oneOf?):
+                let values = unicodeSpellings(oneOf)
                 combos = combos.flatMap { c in
-                    oneOf.map { c + [.fixed(PercentEncoding.decode(prefix) + $0 + PercentEncoding.decode(suffix))] }
+                    values.map { c + [.fixed(text(prefix) + androidLiteral($0) + text(suffix))] }
                 }
             case let .param(_, prefix, suffix, nil):
-                combos = combos.map { $0 + [.free(prefix: PercentEncoding.decode(prefix), suffix: PercentEncoding.decode(suffix))] }
+                combos = combos.map { $0 + [.free(prefix: text(prefix), suffix: text(suffix))] }
             case .rest:
                 break
             }
         }
         var out: [AndroidPath] = []
-        var seen = Set<String>()
+        // (By bytes: `String` equality would merge a value's composed and decomposed spellings.)
+        var seen = Set<[UInt8]>()
         func add(_ written: String, guard isGuard: Bool) {
             let expression = android15SafeDots(written)
             let p = AndroidPath(expression: expression, isGuard: isGuard && entry.isRoute)
-            if seen.insert("\(p.isGuard) \(expression)").inserted { out.append(p) }
+            if seen.insert(Array("\(p.isGuard) \(expression)".utf8)).inserted { out.append(p) }
         }
         for pieces in combos {
             func render(_ values: [Int: String] = [:]) -> String {
@@ -413,7 +434,13 @@ public struct ComponentPlan: Sendable {
             }
             // A parameter that ends the path can take deeper paths; alone, it may be `?*`.
             let openAtEnd = free.contains(last) && suffix(last).isEmpty
-            let solePlus = openAtEnd && free.count == 1
+            let hasPlus = pieces.contains { piece in
+                switch piece {
+                case let .fixed(t): return t.contains("+")
+                case let .free(p, s): return p.contains("+") || s.contains("+")
+                }
+            }
+            let solePlus = openAtEnd && free.count == 1 && !hasPlus
             if guards {
                 for i in free {
                     add(render([i: ""]) + "/", guard: true)
@@ -430,6 +457,26 @@ public struct ComponentPlan: Sendable {
             add(solePlus ? render([last: "?*"]) : render(), guard: false)
         }
         return out
+    }
+
+    /// Literal text as a matching expression can hold it: `?`, `*` and `\` have no escape that
+    /// both Android parsers read the same (Android 16 doubles a `\`, Android 15 keeps it as an
+    /// escape), so each is written `?`, which matches any one character on both.
+    static func androidLiteral(_ text: String) -> String {
+        guard text.contains(where: { $0 == "?" || $0 == "*" || $0 == "\\" }) else { return text }
+        return String(text.map { $0 == "*" || $0 == "\\" ? "?" : $0 })
+    }
+
+    /// Each value, then its composed and decomposed spellings where they differ (by Unicode scalars).
+    static func unicodeSpellings(_ values: [String]) -> [String] {
+        var spellings: [String] = []
+        for value in values {
+            for spelling in [value, value.precomposedStringWithCanonicalMapping, value.decomposedStringWithCanonicalMapping]
+            where !spellings.contains(where: { $0.unicodeScalars.elementsEqual(spelling.unicodeScalars) }) {
+                spellings.append(spelling)
+            }
+        }
+        return spellings
     }
 
     /// Android 15's parser escapes a `.` to `\.` without counting it as a wildcard, so an

@@ -63,6 +63,8 @@ public struct InvariantDifference: Sendable, Equatable {
         case androidStarStopsAtNextCharacter
         /// iOS: a route with a `oneOf` parameter is compared decoded, like its values.
         case appleDecodedPath
+        /// Android: a literal `?`, `*` or `\` in a route is written `?`, which matches any character.
+        case androidWildcardLiteral
 
         public var explanation: String {
             switch self {
@@ -82,6 +84,8 @@ public struct InvariantDifference: Sendable, Equatable {
                 return "Android's '*' stops at the first occurrence of the character that follows it (PatternMatcher does not backtrack), so a parameter value that contains the first character of the text after it ('.' in '/{slug}.html') is not claimed on Android"
             case .appleDecodedPath:
                 return "iOS compares the path of a route with a 'oneOf' parameter decoded (Linkwell writes \"percentEncoded\": false there, so that '%61rduino' is 'arduino' on iOS as in the parser), so in such a route a literal spelled another way ('%64ocs' for 'docs') or a '%2F' in a value means what it decodes to on iOS, though the parser reads the rest of the path as sent"
+            case .androidWildcardLiteral:
+                return "an Android rule has no escape for '?', '*' or '\\' (Android 16 doubles a '\\', Android 15 reads it as an escape), so Linkwell writes a literal '%3F', '%2A' or '%5C' of a route as '?', which matches any one character; a link with another character there is claimed on Android though no route accepts it"
             case .androidDotWildcard:
                 return "Android's PatternMatcher reads the '.' of a rule with a wildcard as any character (except right after a '*'), and a rule with a '.' but no wildcard never matches on Android 15 (its parser keeps the escape: '/v1\\.2/notes'), so Linkwell writes such a '.' as '?'; a link with another character where a route has a literal '.' is claimed on Android though no route accepts it"
             }
@@ -94,6 +98,8 @@ public struct InvariantDifference: Sendable, Equatable {
                 return "keep that character out of the values, or give the text after the parameter its own segment ('/docs/{slug}/page.html')"
             case .androidDotWildcard:
                 return "nothing to do: no rule can say 'a literal dot' there; the app gets a link its own parser rejects and should open it in the browser"
+            case .androidWildcardLiteral:
+                return "nothing to do, or keep '?', '*' and '\\' out of the route's literal text; the app gets a link its own parser rejects and should open it in the browser"
             default: return "nothing to do: no association file can express it; such links are malformed"
             }
         }
@@ -110,6 +116,7 @@ public struct InvariantDifference: Sendable, Equatable {
             case .androidDotWildcard: return "Android: '.' in a rule"
             case .androidStarStopsAtNextCharacter: return "Android: a value holding the character after it"
             case .appleDecodedPath: return "iOS: a route with a oneOf parameter, compared decoded"
+            case .androidWildcardLiteral: return "Android: '?', '*' or '\\' in a route's literal text"
             }
         }
     }
@@ -240,8 +247,10 @@ public enum InvariantCheck {
         switch d.platform {
         case .android:
             if d.hasEncodedSlash { return d.parserClaims ? .androidEncodedSlash : .androidEncodedSlashClaims }
-            // The same path spelled another way flips the parser to Android's answer.
-            for spelling in alternativeSpellings(of: parts.path) where parserClaims(path: spelling, query: parts.query) == d.platformClaims {
+            // The link is spelled another way than a route spells it, and the parser gives the
+            // route's spelling Android's answer (a link already spelled as the route spells it
+            // that Android gets wrong is the generator's fault, not this limit).
+            if let canonical = canonicalSpelling(of: parts.path), parserClaims(path: canonical, query: parts.query) == d.platformClaims {
                 return .androidDecodedPath
             }
             if d.parserClaims {
@@ -264,26 +273,32 @@ public enum InvariantCheck {
             // The same link with a '.' where it has another character. One string per position
             // (a copy of the whole path as Characters per position made a 250-character path
             // take most of a second under the fuzzer: `validate` runs this for every difference).
+            // The same with a literal '?', '*' or '\' (which a rule writes as '?') there.
             let path = parts.path
-            var i = path.startIndex
-            while i < path.endIndex {
-                let next = path.index(after: i)
-                let c = path[i]
-                if c != "." && c != "/" && c != "%" {
-                    var dotted = String(path[..<i])
-                    dotted.reserveCapacity(path.utf8.count)
-                    dotted += "."
-                    dotted += path[next...]
-                    if parserClaims(path: dotted, query: parts.query) { return .androidDotWildcard }
+            let wildcardLiterals = [("%3F", InvariantDifference.KnownLimitation.androidWildcardLiteral), ("%2A", .androidWildcardLiteral), ("%5C", .androidWildcardLiteral)]
+            for (literal, limit) in [(".", InvariantDifference.KnownLimitation.androidDotWildcard)] + wildcardLiterals {
+                // (Only where a route has such a literal: most tables have none.)
+                guard literal == "." || site.entries.contains(where: { $0.pattern.source.uppercased().contains(literal) }) else { continue }
+                var i = path.startIndex
+                while i < path.endIndex {
+                    let next = path.index(after: i)
+                    let c = path[i]
+                    if c != "." && c != "/" && c != "%" {
+                        var dotted = String(path[..<i])
+                        dotted.reserveCapacity(path.utf8.count + 2)
+                        dotted += literal
+                        dotted += path[next...]
+                        if parserClaims(path: dotted, query: parts.query) { return limit }
+                    }
+                    i = next
                 }
-                i = next
             }
             return nil
         case .apple:
             // Only the components of routes with a `oneOf` parameter compare the decoded path.
             if parts.path.contains("%"), site.entries.contains(where: { $0.pattern.segments.contains { if case .param(_, _, _, _?) = $0 { return true } else { return false } } }) {
                 if d.hasEncodedSlash { return .appleDecodedPath }
-                for spelling in alternativeSpellings(of: parts.path) where parserClaims(path: spelling, query: parts.query) == d.platformClaims {
+                if let canonical = canonicalSpelling(of: parts.path), parserClaims(path: canonical, query: parts.query) == d.platformClaims {
                     return .appleDecodedPath
                 }
             }
@@ -294,16 +309,14 @@ public enum InvariantCheck {
         }
     }
 
-    /// Other ways to write the same decoded path: with the escapes of characters a path may
-    /// hold raw decoded and the rest in upper-case hex, and with every segment fully encoded.
-    static func alternativeSpellings(of path: String) -> [String] {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        let canonical = segments.map { seg -> String in
+    /// The path as a route spells it (the escapes of characters a path may hold raw decoded, the
+    /// rest in upper-case hex), when that differs from `path`.
+    static func canonicalSpelling(of path: String) -> String? {
+        let canonical = path.split(separator: "/", omittingEmptySubsequences: false).map { seg -> String in
             let decoded = PercentEncoding.decode(String(seg))
             return PercentEncoding.canonicalPathLiteral(decoded.contains("%") ? String(seg) : decoded)
         }.joined(separator: "/")
-        let encoded = segments.map { PercentEncoding.encodeComponent(PercentEncoding.decode(String($0))) }.joined(separator: "/")
-        return [canonical, encoded]
+        return canonical.utf8.elementsEqual(path.utf8) ? nil : canonical
     }
 
     /// Differences grouped for people: one per (platform, app, entry), each known platform

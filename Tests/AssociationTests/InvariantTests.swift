@@ -82,6 +82,26 @@ struct InvariantTests {
             name: "required and optional query, fragment",
             routes: #"{ name: "search", path: "/search", query: { q: { required: true }, page: {} } }, { name: "browse", path: "/search/all" }, { name: "sec", path: "/doc/{id}", fragment: "section" }, { exclude: "/x/*", fragment: "nodeeplink" }, { name: "x", path: "/x/{id}" }"#),
         Shape(name: "later route under earlier guard", routes: #"{ name: "a", path: "/a/{x}" }, { name: "b", path: "/a/{x}/b/{y}" }, { name: "c", path: "/a/{x}/{y}/c" }"#),
+        // Shape 1: a literal '+' beside a parameter.
+        Shape(
+            name: "'+' beside a parameter",
+            routes: #"{ name: "ab", path: "/a+b/{id}" }, { name: "plus", path: "/x/+/{id}" }, { name: "v", path: "/v+1/{id}/{b}" }, { name: "pre", path: "/p/+{id}" }"#),
+        // Shape 2: literals Android 15's PatternMatcher would reject next to '.+'.
+        Shape(
+            name: "'++' and other advanced-glob syntax in literals",
+            routes: #"{ name: "cpp", path: "/c++/{id}" }, { name: "lead", path: "/++/{id}" }, { name: "brace", path: "/b%7B1,2%7D/{id}" }, { name: "set", path: "/s[ab]/{id}" }, { name: "after", path: "/after/{id}" }"#),
+        // Shape 3: '%3F', '%2A' and '%5C' literals, which a matching expression cannot escape.
+        Shape(
+            name: "'%3F', '%2A' and '%5C' literals",
+            routes: #"{ name: "what", path: "/what%3F/{id}" }, { name: "star", path: "/a%2Ab/{id}" }, { name: "q", path: "/q%3F" }, { name: "bs", path: "/b%5Cs/{id}" }, { name: "tail", path: "/t/{id}/%3F" }"#),
+        // Shape 4: oneOf values in composed and decomposed spellings.
+        Shape(
+            name: "decomposed Unicode oneOf values",
+            routes: #"{ name: "c", path: "/{c}/x", params: { c: { oneOf: ["caf\u00e9", "nai\u0308ve"] } } }, { name: "d", path: "/d/{v}", params: { v: { oneOf: ["\u00c5ngstr\u00f6m", "e\u0301t\u00e9"] } } }"#),
+        // Shape 5: required query names with non-ASCII letters.
+        Shape(
+            name: "non-ASCII query names",
+            routes: #"{ name: "size", path: "/size", query: { "gr\u00f6\u00dfe": { required: true } } }, { name: "caf", path: "/c/{id}", query: { "cafe\u0301": { required: true } } }"#),
     ]
 
     static func table(_ shape: Shape) throws -> RouteTable {
@@ -156,6 +176,11 @@ struct InvariantTests {
                     paths.append("/" + s.joined(separator: "/"))
                     s[i] = PercentEncoding.decode(segments[i])  // raw Unicode and punctuation
                     paths.append("/" + s.joined(separator: "/"))
+                    // Decomposed and composed Unicode, encoded and raw.
+                    for form in [s[i].decomposedStringWithCanonicalMapping, s[i].precomposedStringWithCanonicalMapping] where !form.unicodeScalars.elementsEqual(s[i].unicodeScalars) {
+                        s[i] = PercentEncoding.encodeComponent(form)
+                        paths.append("/" + s.joined(separator: "/"))
+                    }
                     if let letter = segments[i].firstIndex(where: { $0.isASCII && $0.isLetter }) {
                         s[i] = segments[i][..<letter] + "%" + String(segments[i][letter].asciiValue!, radix: 16, uppercase: true)
                             + segments[i][segments[i].index(after: letter)...]
@@ -171,6 +196,11 @@ struct InvariantTests {
                 }
                 let required = entry.requiredQuery.map { "\($0)=v\(variant)" }
                 var queries: [String?] = [required.isEmpty ? nil : required.joined(separator: "&")]
+                // Query names in the other Unicode normalisation form, encoded.
+                for form in [\String.decomposedStringWithCanonicalMapping, \String.precomposedStringWithCanonicalMapping] {
+                    let names = entry.requiredQuery.map { PercentEncoding.encodeComponent($0[keyPath: form]) }
+                    if names != entry.requiredQuery.map(PercentEncoding.encodeComponent) { queries.append(names.map { "\($0)=v" }.joined(separator: "&")) }
+                }
                 for name in entry.requiredQuery + entry.optionalQuery {
                     queries += [
                         (required + ["\(name)="]).joined(separator: "&"),
