@@ -25,6 +25,10 @@ public struct PlannedComponent: Sendable, Equatable {
     /// the components of a route with a `oneOf` parameter, whose values the parser compares
     /// decoded (`%61rduino` is `arduino`).
     public var percentEncoded: Bool = true
+    /// An Android guard that keeps a route's last parameter from being empty (`/c/*/*/` before
+    /// `/c/*/*/*`): the same expression as the trailing-slash claim of a route one segment
+    /// shorter (`/c/{top}/{sub}`), which it must not block (see ``ComponentPlan/yieldEmptyValueGuards(_:)``).
+    var guardsEmptyLastValue = false
 
     public static func == (a: PlannedComponent, b: PlannedComponent) -> Bool {
         a.path == b.path && a.query.elementsEqual(b.query, by: ==) && a.fragment == b.fragment && a.exclude == b.exclude
@@ -94,7 +98,26 @@ public struct ComponentPlan: Sendable {
 
     /// Components for one app on one platform.
     public func components(for platform: Platform, appliesTo includes: (CompiledEntry) -> Bool) -> [PlannedComponent] {
-        orderedEntries(appliesTo: includes).flatMap { components(for: $0, platform: platform) }
+        let planned = orderedEntries(appliesTo: includes).flatMap { components(for: $0, platform: platform) }
+        return platform == .android ? ComponentPlan.yieldEmptyValueGuards(planned) : planned
+    }
+
+    /// Nested routes on Android: the guard that keeps the last parameter of `/c/{top}/{sub}` from
+    /// being empty is `/c/*/`, word for word the trailing-slash claim of `/c/{top}` — whose link
+    /// `/c/a/` the parser gives to `top`. Where a route of the same app claims that expression
+    /// (with no query), the guard claims it too, for that route: the links it matches with an
+    /// empty earlier value were already excluded by the guards before it, and the rest are that
+    /// route's. (iOS needs none of this: its guards only keep a value to one segment.)
+    static func yieldEmptyValueGuards(_ components: [PlannedComponent]) -> [PlannedComponent] {
+        guard components.contains(where: \.guardsEmptyLastValue) else { return components }
+        var trailingClaims: [[UInt8]: PlannedComponent] = [:]
+        for c in components where !c.exclude && c.query.isEmpty && c.fragment == nil && c.path.hasSuffix("/") {
+            trailingClaims[Array(c.path.utf8)] = trailingClaims[Array(c.path.utf8)] ?? c
+        }
+        return components.map { c in
+            guard c.guardsEmptyLastValue, let claim = trailingClaims[Array(c.path.utf8)], claim.entryIndex != c.entryIndex else { return c }
+            return claim
+        }
     }
 
     /// A stable topological order: config order, except that an entry whose URLs a route's
@@ -167,7 +190,9 @@ public struct ComponentPlan: Sendable {
             guard !others.isEmpty else { continue }
             let guards = prepared.guards(entries[r])
             guard !guards.isEmpty else { continue }
-            for y in others where prepared.anySample(of: entries[y], matches: guards) {
+            // (An empty-last-value guard that word for word is a trailing-slash claim of `y` gives
+            // way to it: `yieldEmptyValueGuards`.)
+            for y in others where prepared.anySample(of: entries[y], matches: guards.yielding(to: prepared.trailingClaims(entries[y]))) {
                 edge(y, r)
             }
         }
@@ -327,6 +352,7 @@ public struct ComponentPlan: Sendable {
             return prepared.androidPaths(entry).map { path in
                 var c = make(path.expression, exclude: exclude || path.isGuard, comment: path.isGuard ? "keeps '\(entry.pattern.source)' to one segment per parameter" : comment)
                 if path.isGuard { c.query = [] }
+                c.guardsEmptyLastValue = path.emptyLast
                 return c
             }
         }
@@ -337,6 +363,8 @@ public struct ComponentPlan: Sendable {
         var expression: String
         /// An exclusion that keeps a parameter to one non-empty segment.
         var isGuard: Bool
+        /// The guard that keeps the last parameter from being empty.
+        var emptyLast = false
     }
 
     /// The Android `/` expressions of an entry: guards (exclusions) first where they must
@@ -387,9 +415,9 @@ public struct ComponentPlan: Sendable {
         var out: [AndroidPath] = []
         // (By bytes: `String` equality would merge a value's composed and decomposed spellings.)
         var seen = Set<[UInt8]>()
-        func add(_ written: String, guard isGuard: Bool) {
+        func add(_ written: String, guard isGuard: Bool, emptyLast: Bool = false) {
             let expression = android15SafeDots(written)
-            let p = AndroidPath(expression: expression, isGuard: isGuard && entry.isRoute)
+            let p = AndroidPath(expression: expression, isGuard: isGuard && entry.isRoute, emptyLast: emptyLast && isGuard && entry.isRoute)
             if seen.insert(Array("\(p.isGuard) \(expression)".utf8)).inserted { out.append(p) }
         }
         for pieces in combos {
@@ -444,7 +472,7 @@ public struct ComponentPlan: Sendable {
             if guards {
                 for i in free {
                     add(render([i: ""]) + "/", guard: true)
-                    if !(solePlus && i == last) { add(render([i: ""]), guard: true) }
+                    if !(solePlus && i == last) { add(render([i: ""]), guard: true, emptyLast: i == last && suffix(i).isEmpty) }
                 }
                 for i in free where !suffix(i).isEmpty {
                     add(render([i: "*/*"]), guard: true)
@@ -496,13 +524,15 @@ public struct ComponentPlan: Sendable {
     /// over a path (encoded for Apple, decoded for Android); used to order entries.
     static func guardMatchers(_ entry: CompiledEntry, androidPaths paths: [AndroidPath]? = nil) -> GuardMatchers {
         var android: [AndroidPatternMatcher] = []
+        var emptyLast: [Int: [UInt8]] = [:]
         for path in paths ?? androidPaths(for: entry) where path.isGuard {
             for generation in AndroidParserGeneration.allCases {
                 guard let m = try? AndroidPatternMatcher.dynamicAppLinkPattern(for: path.expression, generation: generation) else { continue }
                 android.append(m)
+                if path.emptyLast { emptyLast[android.count - 1] = Array(path.expression.utf8) }
             }
         }
-        return GuardMatchers(apple: guardGlobs(entry.pattern).map(AppleMatcher.Glob.init), android: android)
+        return GuardMatchers(apple: guardGlobs(entry.pattern).map(AppleMatcher.Glob.init), android: android, emptyLastExpressions: emptyLast)
     }
 }
 
@@ -522,6 +552,15 @@ struct SamplePath: Sendable {
 struct GuardMatchers: Sendable {
     let apple: [AppleMatcher.Glob]
     let android: [AndroidPatternMatcher]
+    /// The expressions of the Android matchers that guard an empty last value, by index.
+    var emptyLastExpressions: [Int: [UInt8]] = [:]
+
+    /// Without the empty-last-value guards whose expression is one of `claims`.
+    func yielding(to claims: Set<[UInt8]>) -> GuardMatchers {
+        let yielded = emptyLastExpressions.filter { claims.contains($0.value) }.keys
+        guard !yielded.isEmpty else { return self }
+        return GuardMatchers(apple: apple, android: android.indices.filter { !yielded.contains($0) }.map { android[$0] })
+    }
 
     var isEmpty: Bool { apple.isEmpty && android.isEmpty }
 
@@ -559,6 +598,13 @@ final class PreparedEntries: Sendable {
     }
 
     /// Whether a sample path of `entry` matches one of `guards`.
+    /// The Android trailing-slash claims of a route without a required query (what an
+    /// empty-last-value guard gives way to).
+    func trailingClaims(_ entry: CompiledEntry) -> Set<[UInt8]> {
+        guard entry.isRoute, entry.requiredQuery.isEmpty else { return [] }
+        return Set(androidPaths(entry).filter { !$0.isGuard && $0.expression.hasSuffix("/") }.map { Array($0.expression.utf8) })
+    }
+
     func anySample(of entry: CompiledEntry, matches guards: GuardMatchers) -> Bool {
         let samples = prepared[entry.index]?.samples ?? RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init)
         for i in samples.indices where guards.matches(samples[i]) { return true }

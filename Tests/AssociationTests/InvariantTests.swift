@@ -102,6 +102,13 @@ struct InvariantTests {
         Shape(
             name: "non-ASCII query names",
             routes: #"{ name: "size", path: "/size", query: { "gr\u00f6\u00dfe": { required: true } } }, { name: "caf", path: "/c/{id}", query: { "cafe\u0301": { required: true } } }"#),
+        // Shape 6: nested routes, longest first.
+        Shape(
+            name: "nested routes, longest first",
+            routes: #"{ name: "leaf", path: "/c/{top}/{sub}/{leaf}" }, { name: "sub", path: "/c/{top}/{sub}" }, { name: "top", path: "/c/{top}" }, { name: "item", path: "/@{handle}/{itemId}" }, { name: "ann", path: "/@{handle}" }"#),
+        Shape(
+            name: "nested routes, shortest first",
+            routes: #"{ name: "top", path: "/c/{top}" }, { name: "sub", path: "/c/{top}/{sub}" }, { name: "leaf", path: "/c/{top}/{sub}/{leaf}" }, { name: "ann", path: "/@{handle}" }, { name: "item", path: "/@{handle}/{itemId}" }, { name: "d", path: "/d/{a}/x/{b}" }, { name: "d2", path: "/d/{a}/x" }"#),
     ]
 
     static func table(_ shape: Shape) throws -> RouteTable {

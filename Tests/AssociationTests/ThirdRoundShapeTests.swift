@@ -154,4 +154,24 @@ struct ThirdRoundShapeTests {
         }
         #expect(checked > 20, "too few random tables were valid: \(checked)")
     }
+
+    @Test("shape 6: on Android a nested route's empty-value guard does not block the shorter route's trailing-slash link", arguments: AndroidParserGeneration.allCases)
+    func nestedRoutes(_ generation: AndroidParserGeneration) throws {
+        for routes in [
+            #"{ name: "leaf", path: "/c/{top}/{sub}/{leaf}" }, { name: "sub", path: "/c/{top}/{sub}" }, { name: "top", path: "/c/{top}" }, { name: "item", path: "/@{handle}/{itemId}" }, { name: "ann", path: "/@{handle}" }"#,
+            #"{ name: "top", path: "/c/{top}" }, { name: "sub", path: "/c/{top}/{sub}" }, { name: "leaf", path: "/c/{top}/{sub}/{leaf}" }, { name: "ann", path: "/@{handle}" }, { name: "item", path: "/@{handle}/{itemId}" }"#,
+        ] {
+            let table = try Self.table(routes)
+            let site = table.sites[0]
+            for (path, route) in [("/c/a/", "top"), ("/c/a", "top"), ("/c/a/b/", "sub"), ("/c/a/b", "sub"), ("/c/a/b/c/", "leaf"), ("/@ann/", "ann"), ("/@ann/7", "item")] {
+                #expect(Self.parser(table, path)?.route == route, "\(path)")
+                #expect(try Self.handled(site, generation, path), "\(path) under \(generation)")
+                #expect(try Self.iosClaims(site, path), "\(path)")
+            }
+            for path in ["/c//", "/c/a//", "/c/a/b//", "/c/a/b/c/d", "/@/", "/@ann//"] {
+                #expect(Self.parser(table, path) == nil, "\(path)")
+                #expect(try !Self.handled(site, generation, path), "\(path) under \(generation)")
+            }
+        }
+    }
 }
