@@ -26,6 +26,9 @@ public struct InvariantDifference: Sendable, Equatable {
     /// the URL standard), which no generated file can remove; nil for a route the generated
     /// file cannot express, or a generator or ordering problem.
     public var knownLimitation: KnownLimitation?
+    /// For a known limitation: the route that has it (the one the parser gives the link, or
+    /// the same link spelled as the limit explains), when one does.
+    public var limitedRoute: String?
 
     /// `iOS`, `Android 15`, `Android 16`, `Android 15 and 16`.
     public var platformName: String {
@@ -99,9 +102,15 @@ public struct InvariantDifference: Sendable, Equatable {
             case .androidDotWildcard:
                 return "nothing to do: no rule can say 'a literal dot' there; the app gets a link its own parser rejects and should open it in the browser"
             case .androidWildcardLiteral:
-                return "nothing to do, or keep '?', '*' and '\\' out of the route's literal text; the app gets a link its own parser rejects and should open it in the browser"
+                return "keep '?', '*' and '\\' out of the route's literal text (the app otherwise gets links its own parser rejects, and should open them in the browser)"
             default: return "nothing to do: no association file can express it; such links are malformed"
             }
+        }
+
+        /// Whether the user can remove it by changing the route (a warning); the others are
+        /// listed by `linkwell validate --limits`, and counted in its summary line.
+        public var isActionable: Bool {
+            self == .androidStarStopsAtNextCharacter || self == .androidWildcardLiteral
         }
 
         /// A URL that shows the limit, for the documentation.
@@ -216,7 +225,7 @@ public enum InvariantCheck {
                 var d = InvariantDifference(
                     platform: platform, androidVersions: versions, app: app, entryIndex: entry.index, entryLabel: entry.label, url: url,
                     parserClaims: expected, platformClaims: actual, site: site.index, knownLimitation: nil)
-                d.knownLimitation = classify(d, parts: parts, site: site, table: table)
+                (d.knownLimitation, d.limitedRoute) = classify(d, parts: parts, site: site, table: table)
                 out.append(d)
             }
             if let apple {
@@ -239,11 +248,25 @@ public enum InvariantCheck {
     }
 
     /// Which platform limit explains a difference, if any.
-    static func classify(_ d: InvariantDifference, parts: URLParts, site: CompiledSite, table: RouteTable) -> InvariantDifference.KnownLimitation? {
+    static func classify(
+        _ d: InvariantDifference, parts: URLParts, site: CompiledSite, table: RouteTable
+    ) -> (InvariantDifference.KnownLimitation?, String?) {
+        var route: String? = nil
         func parserClaims(path: String, query: String?) -> Bool {
             guard let m = table.resolve(site: site, path: path, query: query, fragment: parts.fragment).match else { return false }
-            return d.platform == .apple ? m.iosAppIDs.contains(d.app) : m.androidPackages.contains(d.app)
+            let claims = d.platform == .apple ? m.iosAppIDs.contains(d.app) : m.androidPackages.contains(d.app)
+            if claims { route = site.entries.first { $0.index == m.entryIndex }?.label }
+            return claims
         }
+        if d.parserClaims { _ = parserClaims(path: parts.path, query: parts.query) }
+        let limit = classifiedLimit(d, parts: parts, site: site, table: table, parserClaims: { parserClaims(path: $0, query: $1) })
+        return (limit, limit == nil ? nil : route)
+    }
+
+    private static func classifiedLimit(
+        _ d: InvariantDifference, parts: URLParts, site: CompiledSite, table: RouteTable, parserClaims claims: (String, String?) -> Bool
+    ) -> InvariantDifference.KnownLimitation? {
+        func parserClaims(path: String, query: String?) -> Bool { claims(path, query) }
         switch d.platform {
         case .android:
             if d.hasEncodedSlash { return d.parserClaims ? .androidEncodedSlash : .androidEncodedSlashClaims }
@@ -327,7 +350,7 @@ public enum InvariantCheck {
         for limit in InvariantDifference.KnownLimitation.allCases {
             let hits = raw.filter { $0.knownLimitation == limit }
             if let first = hits.first {
-                let routes = Array(Set(hits.map(\.entryLabel))).sorted()
+                let routes = Array(Set(hits.map { $0.limitedRoute ?? $0.entryLabel })).sorted()
                 groups.append(GroupedDifference(example: first, count: hits.count, kind: .known(limit, routes: routes)))
             }
         }
@@ -362,6 +385,12 @@ public struct GroupedDifference: Sendable {
     public var count: Int
     public var kind: Kind
 
+    /// The platform limit, when it is one that no route change removes (``InvariantDifference/KnownLimitation/isActionable``).
+    public var platformLimit: PlatformLimit? {
+        guard case let .known(limit, routes) = kind, !limit.isActionable else { return nil }
+        return PlatformLimit(site: example.site, platform: example.platformName, limit: limit, example: example.url, routes: routes, count: count)
+    }
+
     public func diagnostic(file: String?) -> Diagnostic {
         switch kind {
         case .mismatch:
@@ -374,6 +403,28 @@ public struct GroupedDifference: Sendable {
                 "platform limit (\(example.platformName)): \(limit.explanation) (e.g. \(example.url)). Routes: \(routes.prefix(5).joined(separator: ", "))\(routes.count > 5 ? " and \(routes.count - 5) more" : "")",
                 fix: limit.fix)
         }
+    }
+}
+
+/// A difference between a platform and the parser that no association file can remove: the
+/// platforms themselves read such links differently (`linkwell validate --limits` lists them).
+public struct PlatformLimit: Sendable, Equatable, CustomStringConvertible {
+    /// The site's position in `sites`.
+    public var site: Int
+    /// `iOS`, `Android 15 and 16`.
+    public var platform: String
+    public var limit: InvariantDifference.KnownLimitation
+    /// A link that shows it.
+    public var example: String
+    /// The routes that have it.
+    public var routes: [String]
+    /// How many sample links show it.
+    public var count: Int
+
+    /// `sites[0].routes: iOS: a run of trailing slashes — … (e.g. …). Routes: …` and the note.
+    public var description: String {
+        let names = routes.prefix(5).joined(separator: ", ") + (routes.count > 5 ? " and \(routes.count - 5) more" : "")
+        return "sites[\(site)].routes: \(platform): \(limit.explanation) (e.g. \(example)). Routes: \(names)\n    note: \(limit.fix)"
     }
 }
 

@@ -61,6 +61,10 @@ extension RouteTable {
                     if let dot = path.firstIndex(of: ".") {  // a literal '.' as another character
                         near.append(path[..<dot] + "x" + path[path.index(after: dot)...])
                     }
+                    // A literal '?', '*' or '\' (which an Android rule cannot escape) as another character.
+                    for escape in ["%3F", "%2A", "%5C"] {
+                        if let r = path.range(of: escape, options: .caseInsensitive) { near.append(path.replacingCharacters(in: r, with: "x")) }
+                    }
                     // The same text spelled differently: lower-case hex, a literal letter as `%XX`.
                     near.append("/" + parts.map(lowerHex).joined(separator: "/"))
                     for (i, seg) in entry.pattern.segments.enumerated() {
@@ -86,6 +90,15 @@ extension RouteTable {
                         near.append("/" + p.joined(separator: "/"))
                         if let spelled = encodeFirstLetter(PercentEncoding.encodeComponent(params[name] ?? "v")) {
                             p[i] = prefix + spelled + suffix  // `%61rduino` for `arduino`
+                            near.append("/" + p.joined(separator: "/"))
+                        }
+                        let value = PercentEncoding.encodeComponent(params[name] ?? "v")
+                        if let spelled = encodeFirstLetter(suffix) {
+                            p[i] = prefix + value + spelled  // `arduino.%68tml` for `arduino.html`
+                            near.append("/" + p.joined(separator: "/"))
+                        }
+                        if let spelled = encodeFirstLetter(prefix) {
+                            p[i] = spelled + value + suffix  // `%69tem-42` for `item-42`
                             near.append("/" + p.joined(separator: "/"))
                         }
                         p[i] = prefix + "p%2fq" + suffix  // an encoded '/', lower-case hex

@@ -175,3 +175,48 @@ struct ThirdRoundShapeTests {
         }
     }
 }
+
+@Suite("validate: warnings are what the user can fix")
+struct HonestValidateTests {
+    @Test("shipped configs: no platform limit is a warning; each is listed with a link that shows it", arguments: GoldenFileTests.configs)
+    func shippedConfigs(config: String) throws {
+        let path = GoldenFileTests.root.appendingPathComponent(config == "linkwell" ? "config/linkwell.json5" : "config/examples/\(config).json5").path
+        let report = ConfigValidator.validate(path: path)
+        #expect(report.isValid)
+        for w in report.warnings {
+            #expect(!(w.fix ?? "").hasPrefix("nothing to do"), "\(w)")
+            #expect(!w.message.hasPrefix("platform limit"), "\(w)")
+        }
+        #expect(!report.limits.isEmpty)
+        let table = try #require(report.table)
+        for limit in report.limits {
+            // The example shows the limit: the matchers disagree with the parser on it, for that reason.
+            let site = table.sites[limit.site]
+            let entry = site.entries[0]
+            let diffs = try InvariantCheck.rawDifferences(GeneratedSite(site), table: table, urls: [(limit.example, entry)])
+            #expect(diffs.contains { $0.knownLimitation == limit.limit && $0.platformName == limit.platform }, "\(limit)")
+        }
+    }
+
+    @Test("computers: '/arduino.h%74ml' (no route) is claimed on iOS and Android, and validate lists both limits")
+    func computersEncodedSuffix() throws {
+        let path = GoldenFileTests.root.appendingPathComponent("config/examples/computers.json5").path
+        let report = ConfigValidator.validate(path: path)
+        let table = try #require(report.table)
+        let url = "https://rw-universal-links-final.herokuapp.com/arduino.h%74ml"
+        #expect(table.resolve(url).match == nil)
+        let diffs = try InvariantCheck.rawDifferences(GeneratedSite(table.sites[0]), table: table, urls: [(url, table.sites[0].entries[0])])
+        #expect(Set(diffs.compactMap(\.knownLimitation)) == [.appleDecodedPath, .androidDecodedPath])
+        #expect(report.limits.contains { $0.limit == .appleDecodedPath })
+        #expect(report.limits.contains { $0.limit == .androidDecodedPath })
+    }
+
+    @Test("a limit the user can avoid stays a warning, naming the route and a link that shows it")
+    func actionableLimit() throws {
+        let report = try ValidationTests.validate(ValidationTests.config(routes: #"{ name: "what", path: "/what%3F/{id}" }"#))
+        let warning = try #require(report.warnings.first { $0.message.contains(InvariantDifference.KnownLimitation.androidWildcardLiteral.explanation) })
+        #expect(warning.message.contains("route 'what'"))
+        #expect(!(warning.fix ?? "").hasPrefix("nothing to do"))
+        #expect(!report.limits.contains { $0.limit == .androidWildcardLiteral })
+    }
+}

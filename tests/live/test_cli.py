@@ -2,6 +2,8 @@
 the README shows."""
 import json
 import subprocess
+
+import pytest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,13 +37,34 @@ def test_usage_errors_exit_64_on_stderr():
 def test_validate_default_config_ok():
     r = run("validate", "--website-upstream", "http://127.0.0.1:3000")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip().endswith("OK — 3 site(s), 5 route(s), 11 warning(s)")
-    # The platform limits, each once per site with an example URL, and two landing-page warnings
-    # (diagnostics go to stderr, the verdict to stdout).
+    # Warnings are what the user can fix (two landing-page ones here, on stderr); the platform
+    # limits, which nothing can fix, are only counted in the summary line on stdout.
+    assert r.stdout.strip().endswith(
+        "OK — 3 site(s), 5 route(s), 2 warning(s), 9 platform limits: see 'linkwell validate --limits'")
     lines = [l for l in r.stderr.splitlines() if ": warning: " in l]
-    limits = [l for l in lines if ": warning: platform limit (" in l]
-    assert len(limits) == 9 and all("(e.g. https://" in l for l in limits)
-    assert len(lines) == 11
+    assert len(lines) == 2 and not any("platform limit" in l for l in lines), lines
+    assert "nothing to do" not in r.stderr
+
+
+def test_validate_limits_lists_each_limit_with_an_example():
+    r = run("validate", "--limits", "--website-upstream", "http://127.0.0.1:3000")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.splitlines()
+    limits = [l for l in out if ": sites[" in l and ".routes: " in l]
+    assert len(limits) == 9 and all("(e.g. https://" in l for l in limits), out
+    assert all(n.startswith("    note: ") for n in [out[out.index(l) + 1] for l in limits])
+    assert out[-1].endswith("9 platform limits (listed above)")
+    j = json.loads(run("validate", "--json", "--website-upstream", "http://127.0.0.1:3000").stdout)
+    assert len(j["limits"]) == 9 and all(l["example"].startswith("https://") and l["routes"] for l in j["limits"])
+    assert not any("platform limit" in d["message"] for d in j["diagnostics"])
+
+
+@pytest.mark.parametrize("example", ["coffeebreak", "computers", "diallodev", "fitconnect"])
+def test_validate_shipped_examples_have_no_nothing_to_do_warning(example):
+    r = run("validate", config=f"config/examples/{example}.json5")
+    assert r.returncode == 0, r.stderr
+    assert "nothing to do" not in r.stderr and "platform limit (" not in r.stderr
+    assert "platform limit" in r.stdout.strip().splitlines()[-1]
 
 
 def test_validate_warns_about_a_website_on_its_own_link_domain(tmp_path):
