@@ -29,6 +29,8 @@ public struct PlannedComponent: Sendable, Equatable {
     /// `/c/*/*/*`): the same expression as the trailing-slash claim of a route one segment
     /// shorter (`/c/{top}/{sub}`), which it must not block (see ``ComponentPlan/yieldEmptyValueGuards(_:)``).
     var guardsEmptyLastValue = false
+    /// An exclusion that keeps a route's parameters to one non-empty segment each.
+    var isGuard = false
 
     public static func == (a: PlannedComponent, b: PlannedComponent) -> Bool {
         a.path == b.path && a.query.elementsEqual(b.query, by: ==) && a.fragment == b.fragment && a.exclude == b.exclude
@@ -97,9 +99,79 @@ public struct ComponentPlan: Sendable {
     }
 
     /// Components for one app on one platform.
+    ///
+    /// A route of other apps that comes first in the config takes its links from this app's
+    /// later routes (the parser gives `/files/42/shared/x` to `/files/{owner}/shared/{rest*}`'s
+    /// apps only): its components come before the first such route as exclusions for this app.
     public func components(for platform: Platform, appliesTo includes: (CompiledEntry) -> Bool) -> [PlannedComponent] {
-        let planned = orderedEntries(appliesTo: includes).flatMap { components(for: $0, platform: platform) }
-        return platform == .android ? ComponentPlan.yieldEmptyValueGuards(planned) : planned
+        let mine = orderedEntries(appliesTo: includes)
+        var foreign: [Int: [CompiledEntry]] = [:]  // this app's entry → other apps' earlier routes that overlap it
+        for f in site.entries where f.isRoute && !includes(f) {
+            if let s = mine.first(where: { $0.index > f.index && f.pattern.overlaps($0.pattern) }) { foreign[s.index, default: []].append(f) }
+        }
+        var planned: [PlannedComponent] = []
+        for entry in mine {
+            for f in foreign[entry.index] ?? [] {
+                // (On Android a claim's '*' stays in its segment, and a guard placed without the
+                // claims it precedes would exclude this app's links: the claims alone.)
+                planned += components(for: f, platform: platform).filter { platform == .apple || !$0.isGuard }.map { c in
+                    var excluded = c
+                    if !c.exclude {
+                        excluded.exclude = true
+                        excluded.comment = "\(f.label) opens only its own apps"
+                    }
+                    return excluded
+                }
+            }
+            planned += components(for: entry, platform: platform)
+        }
+        switch platform {
+        case .android: return ComponentPlan.yieldEmptyValueGuards(planned)
+        case .apple: return yieldGuardsToRestRoutes(planned, entries: mine)
+        }
+    }
+
+    /// iOS: a guard keeps a value to one segment (`/files/*/?*/shared/*` before
+    /// `/files/?*/shared/*`), and so also blocks another route's links
+    /// (`/files/a/b/shared/A1` is `/files/{owner}/{rest*}`'s). Where a later route of the same
+    /// app is such a rest route — literals, one plain parameter, then `{rest*}`, no required
+    /// query — and the guard spells the same leading literals, that route accepts every link the
+    /// guard matches except those with an empty parameter: the guard becomes that route's claim,
+    /// after that route's own guards.
+    func yieldGuardsToRestRoutes(_ components: [PlannedComponent], entries: [CompiledEntry]) -> [PlannedComponent] {
+        guard components.contains(where: \.isGuard) else { return components }
+        var restRoutes: [(prefix: String, entry: CompiledEntry)] = []
+        for e in entries where e.isRoute && e.requiredQuery.isEmpty && e.pattern.hasRest {
+            let segs = e.pattern.segments
+            guard segs.count >= 2, case .param(_, "", "", nil) = segs[segs.count - 2] else { continue }
+            var literals: [String] = []
+            for seg in segs.dropLast(2) {
+                guard case let .literal(l) = seg else { break }
+                literals.append(l)
+            }
+            guard literals.count == segs.count - 2 else { continue }
+            restRoutes.append(("/" + literals.map { $0 + "/" }.joined(), e))
+        }
+        guard !restRoutes.isEmpty else { return components }
+        var out: [PlannedComponent] = []
+        for (k, c) in components.enumerated() {
+            guard c.isGuard, c.percentEncoded,
+                let rest = restRoutes.first(where: { r in
+                    r.entry.index != c.entryIndex && c.path.hasPrefix(r.prefix) && c.path.count > r.prefix.count
+                        && components[(k + 1)...].contains { !$0.exclude && $0.entryIndex == r.entry.index }
+                })
+            else {
+                out.append(c)
+                continue
+            }
+            let own = self.components(for: rest.entry, platform: .apple)
+            out += own.filter(\.isGuard)
+            if var claim = own.first(where: { !$0.exclude }) {
+                claim.path = c.path
+                out.append(claim)
+            }
+        }
+        return out
     }
 
     /// Nested routes on Android: the guard that keeps the last parameter of `/c/{top}/{sub}` from
@@ -324,6 +396,7 @@ public struct ComponentPlan: Sendable {
                 for g in ComponentPlan.guardGlobs(entry.pattern) {
                     var c = make(written(g), exclude: true, comment: "keeps '\(entry.pattern.source)' to one segment per parameter")
                     c.query = []
+                    c.isGuard = true
                     c.percentEncoded = !decoded
                     out.append(c)
                 }
@@ -353,6 +426,7 @@ public struct ComponentPlan: Sendable {
                 var c = make(path.expression, exclude: exclude || path.isGuard, comment: path.isGuard ? "keeps '\(entry.pattern.source)' to one segment per parameter" : comment)
                 if path.isGuard { c.query = [] }
                 c.guardsEmptyLastValue = path.emptyLast
+                c.isGuard = path.isGuard
                 return c
             }
         }

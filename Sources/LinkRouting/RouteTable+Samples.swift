@@ -57,6 +57,8 @@ extension RouteTable {
                     near.append(path + "%2Fx")  // an encoded '/' that Android reads as one more segment
                     if parts.count >= 2 {  // two segments joined by an encoded '/'
                         near.append("/" + (parts.dropLast(2) + [parts[parts.count - 2] + "%2F" + parts[parts.count - 1]]).joined(separator: "/"))
+                        // a segment more after the first, behind an encoded '/' (another route's path on Android)
+                        near.append("/" + ([parts[0] + "%2Fx"] + parts.dropFirst()).joined(separator: "/"))
                     }
                     if let dot = path.firstIndex(of: ".") {  // a literal '.' as another character
                         near.append(path[..<dot] + "x" + path[path.index(after: dot)...])

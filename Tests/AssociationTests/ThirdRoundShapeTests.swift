@@ -174,6 +174,33 @@ struct ThirdRoundShapeTests {
             }
         }
     }
+
+    @Test("shape 7: a route of other apps keeps its links from this app's later overlapping route", arguments: AndroidParserGeneration.allCases)
+    func perAppOverlaps(_ generation: AndroidParserGeneration) throws {
+        let table = try Self.table(
+            #"{ name: "shared", path: "/files/{owner}/shared/{rest*}", apps: ["ios", "android"] }, { name: "files", path: "/files/{owner}/{rest*}" }, { name: "o1", path: "/o/{orderId}", query: { a: { required: true } }, apps: ["ios", "android"] }, { name: "o2", path: "/o/{orderId}", query: { b: { required: true } }, apps: ["ios2", "android2"] }"#)
+        let site = table.sites[0]
+        // (app 0: ios/android, the first route's; app 1: ios2/android2, only the second's.)
+        for (path, owners) in [("/files/42/shared/42", [0]), ("/files/42/other/42", [0, 1]), ("/files/a/b/shared/A1", [0, 1]), ("/o/7?a=1&b=1", [0]), ("/o/7?b=1", [1])] {
+            let m = Self.parser(table, path)
+            for app in 0..<2 {
+                #expect((m?.androidPackages.contains(site.androidApps[app].package) ?? false) == owners.contains(app), "parser: \(path) app \(app)")
+                #expect(try Self.handled(site, generation, path, app: app) == owners.contains(app), "\(path) app \(app) under \(generation)")
+                #expect(try Self.iosClaims(site, path, app: app) == owners.contains(app), "\(path) app \(app) on iOS")
+            }
+        }
+    }
+
+    @Test("shape 8: on iOS the guard of a rest route does not block another route of the same app")
+    func restRouteGuard() throws {
+        let table = try Self.table(#"{ name: "shared", path: "/files/{owner}/shared/{rest*}", apps: ["ios", "android"] }, { name: "files", path: "/files/{owner}/{rest*}", apps: ["ios", "android"] }"#)
+        let site = table.sites[0]
+        #expect(Self.parser(table, "/files/a/b/shared/A1")?.route == "files")
+        #expect(try Self.iosClaims(site, "/files/a/b/shared/A1"))
+        #expect(try Self.iosClaims(site, "/files/a/shared/A1"))
+        #expect(try !Self.iosClaims(site, "/files//b/shared/A1"))
+        #expect(Self.parser(table, "/files//b/shared/A1") == nil)
+    }
 }
 
 @Suite("validate: warnings are what the user can fix")
