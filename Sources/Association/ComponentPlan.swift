@@ -153,12 +153,14 @@ public struct ComponentPlan: Sendable {
             restRoutes.append(("/" + literals.map { $0 + "/" }.joined(), e))
         }
         guard !restRoutes.isEmpty else { return components }
+        var lastClaim: [Int: Int] = [:]  // entry index → position of its last claim
+        for (k, c) in components.enumerated() where !c.exclude { lastClaim[c.entryIndex] = k }
         var out: [PlannedComponent] = []
         for (k, c) in components.enumerated() {
             guard c.isGuard, c.percentEncoded,
                 let rest = restRoutes.first(where: { r in
                     r.entry.index != c.entryIndex && c.path.hasPrefix(r.prefix) && c.path.count > r.prefix.count
-                        && components[(k + 1)...].contains { !$0.exclude && $0.entryIndex == r.entry.index }
+                        && (lastClaim[r.entry.index] ?? -1) > k
                 })
             else {
                 out.append(c)
