@@ -161,6 +161,30 @@ def test_generate_output_dir(tmp_path):
                                                capture_output=True, timeout=60).stdout
 
 
+def test_verify_android15_rule_patternmatcher_rejects(tmp_path):
+    """Android 15 reads '/c++/?*' as the advanced glob '/c++/.+', which PatternMatcher rejects when
+    a URL reaches it: the rules before it still decide, the URL that reaches it is not handled
+    (not "no dynamic rules, every URL handled")."""
+    fp = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
+    links = tmp_path / "assetlinks.json"
+    links.write_text(json.dumps([{
+        "relation": ["delegate_permission/common.handle_all_urls"],
+        "target": {"namespace": "android_app", "package_name": "com.example.app", "sha256_cert_fingerprints": [fp]},
+        "relation_extensions": {"delegate_permission/common.handle_all_urls": {
+            "dynamic_app_link_components": [{"/": "/a/*"}, {"/": "/c++/?*"}, {"/": "*"}]}}}]))
+    args = ["verify", "--assetlinks", str(links), "--package", "com.example.app", "--cert", fp]
+    r = run(*args, "--android15", "https://example.com/a/1", "https://example.com/b")
+    assert r.returncode == 0, r.stderr
+    assert "https://example.com/a/1: handled — component #0" in r.stdout
+    assert "https://example.com/b: not handled — component #1" in r.stdout and "modifier must follow a token" in r.stdout
+    assert "PatternMatcher rejects" in r.stdout + r.stderr
+    j = json.loads(run(*args, "--android15", "https://example.com/b", "--json").stdout)
+    assert j["results"][0] == {"url": "https://example.com/b", "handled": False, "component": 1,
+                               "rule": '{"/":"/c++/?*"}', "exception": "modifier must follow a token"}
+    # Android 16 reads the same rule as a simple glob.
+    assert "https://example.com/c++/1: handled — component #1" in run(*args, "https://example.com/c++/1").stdout
+
+
 def test_verify_article_file_flags_team_id_and_overclaim():
     r = run("verify", "--aasa", "docs/examples/diallodev-article-aasa.json", "https://diallodev.online/post/a/b")
     assert r.returncode == 0
