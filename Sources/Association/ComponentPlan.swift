@@ -25,6 +25,12 @@ public struct PlannedComponent: Sendable, Equatable {
     /// the components of a route with a `oneOf` parameter, whose values the parser compares
     /// decoded (`%61rduino` is `arduino`).
     public var percentEncoded: Bool = true
+    /// An Android guard that keeps a route's last parameter from being empty (`/c/*/*/` before
+    /// `/c/*/*/*`): the same expression as the trailing-slash claim of a route one segment
+    /// shorter (`/c/{top}/{sub}`), which it must not block (see ``ComponentPlan/yieldEmptyValueGuards(_:)``).
+    var guardsEmptyLastValue = false
+    /// An exclusion that keeps a route's parameters to one non-empty segment each.
+    var isGuard = false
 
     public static func == (a: PlannedComponent, b: PlannedComponent) -> Bool {
         a.path == b.path && a.query.elementsEqual(b.query, by: ==) && a.fragment == b.fragment && a.exclude == b.exclude
@@ -67,14 +73,7 @@ public struct ComponentPlan: Sendable {
                 guard case let .param(name, _, _, oneOf?) = seg else { continue }
                 // The parser compares a value as Swift compares strings (canonical equivalence);
                 // iOS compares Unicode scalars, so list the composed and decomposed spellings.
-                var spellings: [String] = []
-                for value in oneOf {
-                    for spelling in [value, value.precomposedStringWithCanonicalMapping, value.decomposedStringWithCanonicalMapping]
-                    where !spellings.contains(where: { Array($0.unicodeScalars) == Array(spelling.unicodeScalars) }) {
-                        spellings.append(spelling)
-                    }
-                }
-                let encoded = spellings
+                let encoded = ComponentPlan.unicodeSpellings(oneOf)
                 if let existing = vars.first(where: { $0.1 == encoded }) {
                     names["\(entry.index)/\(name)"] = existing.0
                     continue
@@ -100,8 +99,99 @@ public struct ComponentPlan: Sendable {
     }
 
     /// Components for one app on one platform.
+    ///
+    /// A route of other apps that comes first in the config takes its links from this app's
+    /// later routes (the parser gives `/files/42/shared/x` to `/files/{owner}/shared/{rest*}`'s
+    /// apps only): its components come before the first such route as exclusions for this app.
     public func components(for platform: Platform, appliesTo includes: (CompiledEntry) -> Bool) -> [PlannedComponent] {
-        orderedEntries(appliesTo: includes).flatMap { components(for: $0, platform: platform) }
+        let mine = orderedEntries(appliesTo: includes)
+        var foreign: [Int: [CompiledEntry]] = [:]  // this app's entry → other apps' earlier routes that overlap it
+        for f in site.entries where f.isRoute && !includes(f) {
+            if let s = mine.first(where: { $0.index > f.index && f.pattern.overlaps($0.pattern) }) { foreign[s.index, default: []].append(f) }
+        }
+        var planned: [PlannedComponent] = []
+        for entry in mine {
+            for f in foreign[entry.index] ?? [] {
+                // (On Android a claim's '*' stays in its segment, and a guard placed without the
+                // claims it precedes would exclude this app's links: the claims alone.)
+                planned += components(for: f, platform: platform).filter { platform == .apple || !$0.isGuard }.map { c in
+                    var excluded = c
+                    if !c.exclude {
+                        excluded.exclude = true
+                        excluded.comment = "\(f.label) opens only its own apps"
+                    }
+                    return excluded
+                }
+            }
+            planned += components(for: entry, platform: platform)
+        }
+        switch platform {
+        case .android: return ComponentPlan.yieldEmptyValueGuards(planned)
+        case .apple: return yieldGuardsToRestRoutes(planned, entries: mine)
+        }
+    }
+
+    /// iOS: a guard keeps a value to one segment (`/files/*/?*/shared/*` before
+    /// `/files/?*/shared/*`), and so also blocks another route's links
+    /// (`/files/a/b/shared/A1` is `/files/{owner}/{rest*}`'s). Where a later route of the same
+    /// app is such a rest route — literals, one plain parameter, then `{rest*}`, no required
+    /// query — and the guard spells the same leading literals, that route accepts every link the
+    /// guard matches except those with an empty parameter: the guard becomes that route's claim,
+    /// after that route's own guards.
+    func yieldGuardsToRestRoutes(_ components: [PlannedComponent], entries: [CompiledEntry]) -> [PlannedComponent] {
+        guard components.contains(where: \.isGuard) else { return components }
+        var restRoutes: [(prefix: String, entry: CompiledEntry)] = []
+        for e in entries where e.isRoute && e.requiredQuery.isEmpty && e.pattern.hasRest {
+            let segs = e.pattern.segments
+            guard segs.count >= 2, case .param(_, "", "", nil) = segs[segs.count - 2] else { continue }
+            var literals: [String] = []
+            for seg in segs.dropLast(2) {
+                guard case let .literal(l) = seg else { break }
+                literals.append(l)
+            }
+            guard literals.count == segs.count - 2 else { continue }
+            restRoutes.append(("/" + literals.map { $0 + "/" }.joined(), e))
+        }
+        guard !restRoutes.isEmpty else { return components }
+        var lastClaim: [Int: Int] = [:]  // entry index → position of its last claim
+        for (k, c) in components.enumerated() where !c.exclude { lastClaim[c.entryIndex] = k }
+        var out: [PlannedComponent] = []
+        for (k, c) in components.enumerated() {
+            guard c.isGuard, c.percentEncoded,
+                let rest = restRoutes.first(where: { r in
+                    r.entry.index != c.entryIndex && c.path.hasPrefix(r.prefix) && c.path.count > r.prefix.count
+                        && (lastClaim[r.entry.index] ?? -1) > k
+                })
+            else {
+                out.append(c)
+                continue
+            }
+            let own = self.components(for: rest.entry, platform: .apple)
+            out += own.filter(\.isGuard)
+            if var claim = own.first(where: { !$0.exclude }) {
+                claim.path = c.path
+                out.append(claim)
+            }
+        }
+        return out
+    }
+
+    /// Nested routes on Android: the guard that keeps the last parameter of `/c/{top}/{sub}` from
+    /// being empty is `/c/*/`, word for word the trailing-slash claim of `/c/{top}` — whose link
+    /// `/c/a/` the parser gives to `top`. Where a route of the same app claims that expression
+    /// (with no query), the guard claims it too, for that route: the links it matches with an
+    /// empty earlier value were already excluded by the guards before it, and the rest are that
+    /// route's. (iOS needs none of this: its guards only keep a value to one segment.)
+    static func yieldEmptyValueGuards(_ components: [PlannedComponent]) -> [PlannedComponent] {
+        guard components.contains(where: \.guardsEmptyLastValue) else { return components }
+        var trailingClaims: [[UInt8]: PlannedComponent] = [:]
+        for c in components where !c.exclude && c.query.isEmpty && c.fragment == nil && c.path.hasSuffix("/") {
+            trailingClaims[Array(c.path.utf8)] = trailingClaims[Array(c.path.utf8)] ?? c
+        }
+        return components.map { c in
+            guard c.guardsEmptyLastValue, let claim = trailingClaims[Array(c.path.utf8)], claim.entryIndex != c.entryIndex else { return c }
+            return claim
+        }
     }
 
     /// A stable topological order: config order, except that an entry whose URLs a route's
@@ -174,7 +264,9 @@ public struct ComponentPlan: Sendable {
             guard !others.isEmpty else { continue }
             let guards = prepared.guards(entries[r])
             guard !guards.isEmpty else { continue }
-            for y in others where prepared.anySample(of: entries[y], matches: guards) {
+            // (An empty-last-value guard that word for word is a trailing-slash claim of `y` gives
+            // way to it: `yieldEmptyValueGuards`.)
+            for y in others where prepared.anySample(of: entries[y], matches: guards.yielding(to: prepared.trailingClaims(entries[y]))) {
                 edge(y, r)
             }
         }
@@ -257,8 +349,26 @@ public struct ComponentPlan: Sendable {
         }
     }
 
-    /// The components one entry contributes, guards first.
+    /// The components one entry contributes, guards first. A component that requires a query
+    /// name with non-ASCII letters is repeated for each Unicode spelling of the name (composed,
+    /// decomposed): the parser compares names by canonical equivalence, both platforms by code point.
     public func components(for entry: CompiledEntry, platform: Platform) -> [PlannedComponent] {
+        let planned = plainComponents(for: entry, platform: platform)
+        guard entry.requiredQuery.contains(where: { !$0.allSatisfy(\.isASCII) }) else { return planned }
+        return planned.flatMap { c -> [PlannedComponent] in
+            var combos: [[(String, String)]] = [[]]
+            for (name, pattern) in c.query {
+                combos = combos.flatMap { combo in ComponentPlan.unicodeSpellings([name]).map { combo + [($0, pattern)] } }
+            }
+            return combos.map { query in
+                var spelled = c
+                spelled.query = query
+                return spelled
+            }
+        }
+    }
+
+    func plainComponents(for entry: CompiledEntry, platform: Platform) -> [PlannedComponent] {
         let comment: String
         var queryPatterns: [(String, String)] = entry.requiredQuery.map { ($0, "?*") }
         var fragment: String? = nil
@@ -288,6 +398,7 @@ public struct ComponentPlan: Sendable {
                 for g in ComponentPlan.guardGlobs(entry.pattern) {
                     var c = make(written(g), exclude: true, comment: "keeps '\(entry.pattern.source)' to one segment per parameter")
                     c.query = []
+                    c.isGuard = true
                     c.percentEncoded = !decoded
                     out.append(c)
                 }
@@ -316,6 +427,8 @@ public struct ComponentPlan: Sendable {
             return prepared.androidPaths(entry).map { path in
                 var c = make(path.expression, exclude: exclude || path.isGuard, comment: path.isGuard ? "keeps '\(entry.pattern.source)' to one segment per parameter" : comment)
                 if path.isGuard { c.query = [] }
+                c.guardsEmptyLastValue = path.emptyLast
+                c.isGuard = path.isGuard
                 return c
             }
         }
@@ -326,6 +439,8 @@ public struct ComponentPlan: Sendable {
         var expression: String
         /// An exclusion that keeps a parameter to one non-empty segment.
         var isGuard: Bool
+        /// The guard that keeps the last parameter from being empty.
+        var emptyLast = false
     }
 
     /// The Android `/` expressions of an entry: guards (exclusions) first where they must
@@ -341,7 +456,14 @@ public struct ComponentPlan: Sendable {
     /// - `*` matches the empty string, so each parameter gets an empty-value guard.
     ///
     /// `oneOf` parameters are spelled out, one set of expressions per combination (Android has no
-    /// substitution variables).
+    /// substitution variables), each value in its composed and decomposed Unicode spelling (the
+    /// parser compares values by canonical equivalence, Android code unit by code unit).
+    ///
+    /// Literal text is written for both parsers' readings: a decoded `?`, `*` or `\` has no
+    /// escape in a matching expression, so each is written `?` (any one character, a platform
+    /// limit `validate` names); and an expression whose literal text holds a `+` never uses `?*`,
+    /// which would make it an Android 15 advanced glob where `+` is a quantifier (`/c++/.+` is
+    /// rejected by PatternMatcher, `/a+b/.+` never matches `/a+b/42`).
     static func androidPaths(for entry: CompiledEntry) -> [AndroidPath] {
         enum Piece {
             case fixed(String)
@@ -349,27 +471,30 @@ public struct ComponentPlan: Sendable {
         }
         let segs = entry.pattern.segments
         let fixedSegs = entry.pattern.hasRest ? Array(segs.dropLast()) : segs
+        func text(_ encoded: String) -> String { androidLiteral(PercentEncoding.decode(encoded)) }
         var combos: [[Piece]] = [[]]
         for seg in fixedSegs {
             switch seg {
             case let .literal(l):
-                combos = combos.map { $0 + [.fixed(PercentEncoding.decode(l))] }
+                combos = combos.map { $0 + [.fixed(text(l))] }
             case let .param(_, prefix, suffix, oneOf?):
+                let values = unicodeSpellings(oneOf)
                 combos = combos.flatMap { c in
-                    oneOf.map { c + [.fixed(PercentEncoding.decode(prefix) + $0 + PercentEncoding.decode(suffix))] }
+                    values.map { c + [.fixed(text(prefix) + androidLiteral($0) + text(suffix))] }
                 }
             case let .param(_, prefix, suffix, nil):
-                combos = combos.map { $0 + [.free(prefix: PercentEncoding.decode(prefix), suffix: PercentEncoding.decode(suffix))] }
+                combos = combos.map { $0 + [.free(prefix: text(prefix), suffix: text(suffix))] }
             case .rest:
                 break
             }
         }
         var out: [AndroidPath] = []
-        var seen = Set<String>()
-        func add(_ written: String, guard isGuard: Bool) {
+        // (By bytes: `String` equality would merge a value's composed and decomposed spellings.)
+        var seen = Set<[UInt8]>()
+        func add(_ written: String, guard isGuard: Bool, emptyLast: Bool = false) {
             let expression = android15SafeDots(written)
-            let p = AndroidPath(expression: expression, isGuard: isGuard && entry.isRoute)
-            if seen.insert("\(p.isGuard) \(expression)").inserted { out.append(p) }
+            let p = AndroidPath(expression: expression, isGuard: isGuard && entry.isRoute, emptyLast: emptyLast && isGuard && entry.isRoute)
+            if seen.insert(Array("\(p.isGuard) \(expression)".utf8)).inserted { out.append(p) }
         }
         for pieces in combos {
             func render(_ values: [Int: String] = [:]) -> String {
@@ -413,11 +538,17 @@ public struct ComponentPlan: Sendable {
             }
             // A parameter that ends the path can take deeper paths; alone, it may be `?*`.
             let openAtEnd = free.contains(last) && suffix(last).isEmpty
-            let solePlus = openAtEnd && free.count == 1
+            let hasPlus = pieces.contains { piece in
+                switch piece {
+                case let .fixed(t): return t.contains("+")
+                case let .free(p, s): return p.contains("+") || s.contains("+")
+                }
+            }
+            let solePlus = openAtEnd && free.count == 1 && !hasPlus
             if guards {
                 for i in free {
                     add(render([i: ""]) + "/", guard: true)
-                    if !(solePlus && i == last) { add(render([i: ""]), guard: true) }
+                    if !(solePlus && i == last) { add(render([i: ""]), guard: true, emptyLast: i == last && suffix(i).isEmpty) }
                 }
                 for i in free where !suffix(i).isEmpty {
                     add(render([i: "*/*"]), guard: true)
@@ -430,6 +561,26 @@ public struct ComponentPlan: Sendable {
             add(solePlus ? render([last: "?*"]) : render(), guard: false)
         }
         return out
+    }
+
+    /// Literal text as a matching expression can hold it: `?`, `*` and `\` have no escape that
+    /// both Android parsers read the same (Android 16 doubles a `\`, Android 15 keeps it as an
+    /// escape), so each is written `?`, which matches any one character on both.
+    static func androidLiteral(_ text: String) -> String {
+        guard text.contains(where: { $0 == "?" || $0 == "*" || $0 == "\\" }) else { return text }
+        return String(text.map { $0 == "*" || $0 == "\\" ? "?" : $0 })
+    }
+
+    /// Each value, then its composed and decomposed spellings where they differ (by Unicode scalars).
+    static func unicodeSpellings(_ values: [String]) -> [String] {
+        var spellings: [String] = []
+        for value in values {
+            for spelling in [value, value.precomposedStringWithCanonicalMapping, value.decomposedStringWithCanonicalMapping]
+            where !spellings.contains(where: { $0.unicodeScalars.elementsEqual(spelling.unicodeScalars) }) {
+                spellings.append(spelling)
+            }
+        }
+        return spellings
     }
 
     /// Android 15's parser escapes a `.` to `\.` without counting it as a wildcard, so an
@@ -449,13 +600,15 @@ public struct ComponentPlan: Sendable {
     /// over a path (encoded for Apple, decoded for Android); used to order entries.
     static func guardMatchers(_ entry: CompiledEntry, androidPaths paths: [AndroidPath]? = nil) -> GuardMatchers {
         var android: [AndroidPatternMatcher] = []
+        var emptyLast: [Int: [UInt8]] = [:]
         for path in paths ?? androidPaths(for: entry) where path.isGuard {
             for generation in AndroidParserGeneration.allCases {
                 guard let m = try? AndroidPatternMatcher.dynamicAppLinkPattern(for: path.expression, generation: generation) else { continue }
                 android.append(m)
+                if path.emptyLast { emptyLast[android.count - 1] = Array(path.expression.utf8) }
             }
         }
-        return GuardMatchers(apple: guardGlobs(entry.pattern).map(AppleMatcher.Glob.init), android: android)
+        return GuardMatchers(apple: guardGlobs(entry.pattern).map(AppleMatcher.Glob.init), android: android, emptyLastExpressions: emptyLast)
     }
 }
 
@@ -475,6 +628,15 @@ struct SamplePath: Sendable {
 struct GuardMatchers: Sendable {
     let apple: [AppleMatcher.Glob]
     let android: [AndroidPatternMatcher]
+    /// The expressions of the Android matchers that guard an empty last value, by index.
+    var emptyLastExpressions: [Int: [UInt8]] = [:]
+
+    /// Without the empty-last-value guards whose expression is one of `claims`.
+    func yielding(to claims: Set<[UInt8]>) -> GuardMatchers {
+        let yielded = emptyLastExpressions.filter { claims.contains($0.value) }.keys
+        guard !yielded.isEmpty else { return self }
+        return GuardMatchers(apple: apple, android: android.indices.filter { !yielded.contains($0) }.map { android[$0] })
+    }
 
     var isEmpty: Bool { apple.isEmpty && android.isEmpty }
 
@@ -512,6 +674,13 @@ final class PreparedEntries: Sendable {
     }
 
     /// Whether a sample path of `entry` matches one of `guards`.
+    /// The Android trailing-slash claims of a route without a required query (what an
+    /// empty-last-value guard gives way to).
+    func trailingClaims(_ entry: CompiledEntry) -> Set<[UInt8]> {
+        guard entry.isRoute, entry.requiredQuery.isEmpty else { return [] }
+        return Set(androidPaths(entry).filter { !$0.isGuard && $0.expression.hasSuffix("/") }.map { Array($0.expression.utf8) })
+    }
+
     func anySample(of entry: CompiledEntry, matches guards: GuardMatchers) -> Bool {
         let samples = prepared[entry.index]?.samples ?? RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init)
         for i in samples.indices where guards.matches(samples[i]) { return true }

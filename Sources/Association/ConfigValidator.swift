@@ -10,11 +10,15 @@ public struct ValidationReport: Sendable {
     public var diagnostics: [Diagnostic]
     /// The compiled table and generated files when there are no errors.
     public var validated: ValidatedConfig?
+    /// Where a platform reads links differently from the parser and no file can change it: not
+    /// warnings (there is nothing to fix), counted in `validate`'s summary and listed by `--limits`.
+    public var limits: [PlatformLimit]
 
-    public init(file: String, diagnostics: [Diagnostic], validated: ValidatedConfig?) {
+    public init(file: String, diagnostics: [Diagnostic], validated: ValidatedConfig?, limits: [PlatformLimit] = []) {
         self.file = file
         self.diagnostics = diagnostics
         self.validated = validated
+        self.limits = limits
     }
 
     /// The compiled table when there are no errors.
@@ -63,6 +67,7 @@ public enum ConfigValidator {
         let validated = ValidatedConfig(file: file, table: table, reusing: reusing)
         // Shadowed routes and empty exclusions, per site: a reused site brings its own.
         diagnostics += validated.sites.flatMap(\.semanticDiagnostics).map { $0.withFile(file) }
+        var limits: [PlatformLimit] = []
         for site in validated.sites {
             func oversized(_ bytes: [UInt8], _ what: String) {
                 diagnostics.append(
@@ -90,14 +95,20 @@ public enum ConfigValidator {
             // (An oversized file is already an error; comparing it would only take time.)
             if platformCheck && !site.aasaIsOversized && !site.assetLinksIsOversized {
                 do {
-                    diagnostics += try InvariantCheck.differences(site, table: table).map { $0.diagnostic(file: file) }
+                    for difference in try InvariantCheck.differences(site, table: table) {
+                        if let limit = difference.platformLimit {
+                            limits.append(limit)
+                        } else {
+                            diagnostics.append(difference.diagnostic(file: file))
+                        }
+                    }
                 } catch {
                     diagnostics.append(error.diagnostic(file: file))
                 }
             }
         }
         diagnostics = sorted(diagnostics)
-        return ValidationReport(file: file, diagnostics: diagnostics, validated: diagnostics.errors.isEmpty ? validated : nil)
+        return ValidationReport(file: file, diagnostics: diagnostics, validated: diagnostics.errors.isEmpty ? validated : nil, limits: limits)
     }
 
     /// Deterministic order: errors first, then by config path.

@@ -26,6 +26,9 @@ public struct InvariantDifference: Sendable, Equatable {
     /// the URL standard), which no generated file can remove; nil for a route the generated
     /// file cannot express, or a generator or ordering problem.
     public var knownLimitation: KnownLimitation?
+    /// For a known limitation: the route that has it (the one the parser gives the link, or
+    /// the same link spelled as the limit explains), when one does.
+    public var limitedRoute: String?
 
     /// `iOS`, `Android 15`, `Android 16`, `Android 15 and 16`.
     public var platformName: String {
@@ -63,6 +66,8 @@ public struct InvariantDifference: Sendable, Equatable {
         case androidStarStopsAtNextCharacter
         /// iOS: a route with a `oneOf` parameter is compared decoded, like its values.
         case appleDecodedPath
+        /// Android: a literal `?`, `*` or `\` in a route is written `?`, which matches any character.
+        case androidWildcardLiteral
 
         public var explanation: String {
             switch self {
@@ -82,6 +87,8 @@ public struct InvariantDifference: Sendable, Equatable {
                 return "Android's '*' stops at the first occurrence of the character that follows it (PatternMatcher does not backtrack), so a parameter value that contains the first character of the text after it ('.' in '/{slug}.html') is not claimed on Android"
             case .appleDecodedPath:
                 return "iOS compares the path of a route with a 'oneOf' parameter decoded (Linkwell writes \"percentEncoded\": false there, so that '%61rduino' is 'arduino' on iOS as in the parser), so in such a route a literal spelled another way ('%64ocs' for 'docs') or a '%2F' in a value means what it decodes to on iOS, though the parser reads the rest of the path as sent"
+            case .androidWildcardLiteral:
+                return "an Android rule has no escape for '?', '*' or '\\' (Android 16 doubles a '\\', Android 15 reads it as an escape), so Linkwell writes a literal '%3F', '%2A' or '%5C' of a route as '?', which matches any one character; a link with another character there is claimed on Android though no route accepts it"
             case .androidDotWildcard:
                 return "Android's PatternMatcher reads the '.' of a rule with a wildcard as any character (except right after a '*'), and a rule with a '.' but no wildcard never matches on Android 15 (its parser keeps the escape: '/v1\\.2/notes'), so Linkwell writes such a '.' as '?'; a link with another character where a route has a literal '.' is claimed on Android though no route accepts it"
             }
@@ -94,8 +101,16 @@ public struct InvariantDifference: Sendable, Equatable {
                 return "keep that character out of the values, or give the text after the parameter its own segment ('/docs/{slug}/page.html')"
             case .androidDotWildcard:
                 return "nothing to do: no rule can say 'a literal dot' there; the app gets a link its own parser rejects and should open it in the browser"
+            case .androidWildcardLiteral:
+                return "keep '?', '*' and '\\' out of the route's literal text (the app otherwise gets links its own parser rejects, and should open them in the browser)"
             default: return "nothing to do: no association file can express it; such links are malformed"
             }
+        }
+
+        /// Whether the user can remove it by changing the route (a warning); the others are
+        /// listed by `linkwell validate --limits`, and counted in its summary line.
+        public var isActionable: Bool {
+            self == .androidStarStopsAtNextCharacter || self == .androidWildcardLiteral
         }
 
         /// A URL that shows the limit, for the documentation.
@@ -110,6 +125,7 @@ public struct InvariantDifference: Sendable, Equatable {
             case .androidDotWildcard: return "Android: '.' in a rule"
             case .androidStarStopsAtNextCharacter: return "Android: a value holding the character after it"
             case .appleDecodedPath: return "iOS: a route with a oneOf parameter, compared decoded"
+            case .androidWildcardLiteral: return "Android: '?', '*' or '\\' in a route's literal text"
             }
         }
     }
@@ -209,7 +225,7 @@ public enum InvariantCheck {
                 var d = InvariantDifference(
                     platform: platform, androidVersions: versions, app: app, entryIndex: entry.index, entryLabel: entry.label, url: url,
                     parserClaims: expected, platformClaims: actual, site: site.index, knownLimitation: nil)
-                d.knownLimitation = classify(d, parts: parts, site: site, table: table)
+                (d.knownLimitation, d.limitedRoute) = classify(d, parts: parts, site: site, table: table)
                 out.append(d)
             }
             if let apple {
@@ -232,16 +248,32 @@ public enum InvariantCheck {
     }
 
     /// Which platform limit explains a difference, if any.
-    static func classify(_ d: InvariantDifference, parts: URLParts, site: CompiledSite, table: RouteTable) -> InvariantDifference.KnownLimitation? {
+    static func classify(
+        _ d: InvariantDifference, parts: URLParts, site: CompiledSite, table: RouteTable
+    ) -> (InvariantDifference.KnownLimitation?, String?) {
+        var route: String? = nil
         func parserClaims(path: String, query: String?) -> Bool {
             guard let m = table.resolve(site: site, path: path, query: query, fragment: parts.fragment).match else { return false }
-            return d.platform == .apple ? m.iosAppIDs.contains(d.app) : m.androidPackages.contains(d.app)
+            let claims = d.platform == .apple ? m.iosAppIDs.contains(d.app) : m.androidPackages.contains(d.app)
+            if claims { route = site.entries.first { $0.index == m.entryIndex }?.label }
+            return claims
         }
+        if d.parserClaims { _ = parserClaims(path: parts.path, query: parts.query) }
+        let limit = classifiedLimit(d, parts: parts, site: site, table: table, parserClaims: { parserClaims(path: $0, query: $1) })
+        return (limit, limit == nil ? nil : route)
+    }
+
+    private static func classifiedLimit(
+        _ d: InvariantDifference, parts: URLParts, site: CompiledSite, table: RouteTable, parserClaims claims: (String, String?) -> Bool
+    ) -> InvariantDifference.KnownLimitation? {
+        func parserClaims(path: String, query: String?) -> Bool { claims(path, query) }
         switch d.platform {
         case .android:
             if d.hasEncodedSlash { return d.parserClaims ? .androidEncodedSlash : .androidEncodedSlashClaims }
-            // The same path spelled another way flips the parser to Android's answer.
-            for spelling in alternativeSpellings(of: parts.path) where parserClaims(path: spelling, query: parts.query) == d.platformClaims {
+            // The link is spelled another way than a route spells it, and the parser gives the
+            // route's spelling Android's answer (a link already spelled as the route spells it
+            // that Android gets wrong is the generator's fault, not this limit).
+            if let canonical = canonicalSpelling(of: parts.path), parserClaims(path: canonical, query: parts.query) == d.platformClaims {
                 return .androidDecodedPath
             }
             if d.parserClaims {
@@ -264,26 +296,32 @@ public enum InvariantCheck {
             // The same link with a '.' where it has another character. One string per position
             // (a copy of the whole path as Characters per position made a 250-character path
             // take most of a second under the fuzzer: `validate` runs this for every difference).
+            // The same with a literal '?', '*' or '\' (which a rule writes as '?') there.
             let path = parts.path
-            var i = path.startIndex
-            while i < path.endIndex {
-                let next = path.index(after: i)
-                let c = path[i]
-                if c != "." && c != "/" && c != "%" {
-                    var dotted = String(path[..<i])
-                    dotted.reserveCapacity(path.utf8.count)
-                    dotted += "."
-                    dotted += path[next...]
-                    if parserClaims(path: dotted, query: parts.query) { return .androidDotWildcard }
+            let wildcardLiterals = [("%3F", InvariantDifference.KnownLimitation.androidWildcardLiteral), ("%2A", .androidWildcardLiteral), ("%5C", .androidWildcardLiteral)]
+            for (literal, limit) in [(".", InvariantDifference.KnownLimitation.androidDotWildcard)] + wildcardLiterals {
+                // (Only where a route has such a literal: most tables have none.)
+                guard literal == "." || site.entries.contains(where: { $0.pattern.source.uppercased().contains(literal) }) else { continue }
+                var i = path.startIndex
+                while i < path.endIndex {
+                    let next = path.index(after: i)
+                    let c = path[i]
+                    if c != "." && c != "/" && c != "%" {
+                        var dotted = String(path[..<i])
+                        dotted.reserveCapacity(path.utf8.count + 2)
+                        dotted += literal
+                        dotted += path[next...]
+                        if parserClaims(path: dotted, query: parts.query) { return limit }
+                    }
+                    i = next
                 }
-                i = next
             }
             return nil
         case .apple:
             // Only the components of routes with a `oneOf` parameter compare the decoded path.
             if parts.path.contains("%"), site.entries.contains(where: { $0.pattern.segments.contains { if case .param(_, _, _, _?) = $0 { return true } else { return false } } }) {
                 if d.hasEncodedSlash { return .appleDecodedPath }
-                for spelling in alternativeSpellings(of: parts.path) where parserClaims(path: spelling, query: parts.query) == d.platformClaims {
+                if let canonical = canonicalSpelling(of: parts.path), parserClaims(path: canonical, query: parts.query) == d.platformClaims {
                     return .appleDecodedPath
                 }
             }
@@ -294,16 +332,14 @@ public enum InvariantCheck {
         }
     }
 
-    /// Other ways to write the same decoded path: with the escapes of characters a path may
-    /// hold raw decoded and the rest in upper-case hex, and with every segment fully encoded.
-    static func alternativeSpellings(of path: String) -> [String] {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        let canonical = segments.map { seg -> String in
+    /// The path as a route spells it (the escapes of characters a path may hold raw decoded, the
+    /// rest in upper-case hex), when that differs from `path`.
+    static func canonicalSpelling(of path: String) -> String? {
+        let canonical = path.split(separator: "/", omittingEmptySubsequences: false).map { seg -> String in
             let decoded = PercentEncoding.decode(String(seg))
             return PercentEncoding.canonicalPathLiteral(decoded.contains("%") ? String(seg) : decoded)
         }.joined(separator: "/")
-        let encoded = segments.map { PercentEncoding.encodeComponent(PercentEncoding.decode(String($0))) }.joined(separator: "/")
-        return [canonical, encoded]
+        return canonical.utf8.elementsEqual(path.utf8) ? nil : canonical
     }
 
     /// Differences grouped for people: one per (platform, app, entry), each known platform
@@ -314,7 +350,7 @@ public enum InvariantCheck {
         for limit in InvariantDifference.KnownLimitation.allCases {
             let hits = raw.filter { $0.knownLimitation == limit }
             if let first = hits.first {
-                let routes = Array(Set(hits.map(\.entryLabel))).sorted()
+                let routes = Array(Set(hits.map { $0.limitedRoute ?? $0.entryLabel })).sorted()
                 groups.append(GroupedDifference(example: first, count: hits.count, kind: .known(limit, routes: routes)))
             }
         }
@@ -349,6 +385,12 @@ public struct GroupedDifference: Sendable {
     public var count: Int
     public var kind: Kind
 
+    /// The platform limit, when it is one that no route change removes (``InvariantDifference/KnownLimitation/isActionable``).
+    public var platformLimit: PlatformLimit? {
+        guard case let .known(limit, routes) = kind, !limit.isActionable else { return nil }
+        return PlatformLimit(site: example.site, platform: example.platformName, limit: limit, example: example.url, routes: routes, count: count)
+    }
+
     public func diagnostic(file: String?) -> Diagnostic {
         switch kind {
         case .mismatch:
@@ -361,6 +403,28 @@ public struct GroupedDifference: Sendable {
                 "platform limit (\(example.platformName)): \(limit.explanation) (e.g. \(example.url)). Routes: \(routes.prefix(5).joined(separator: ", "))\(routes.count > 5 ? " and \(routes.count - 5) more" : "")",
                 fix: limit.fix)
         }
+    }
+}
+
+/// A difference between a platform and the parser that no association file can remove: the
+/// platforms themselves read such links differently (`linkwell validate --limits` lists them).
+public struct PlatformLimit: Sendable, Equatable, CustomStringConvertible {
+    /// The site's position in `sites`.
+    public var site: Int
+    /// `iOS`, `Android 15 and 16`.
+    public var platform: String
+    public var limit: InvariantDifference.KnownLimitation
+    /// A link that shows it.
+    public var example: String
+    /// The routes that have it.
+    public var routes: [String]
+    /// How many sample links show it.
+    public var count: Int
+
+    /// `sites[0].routes: iOS: a run of trailing slashes — … (e.g. …). Routes: …` and the note.
+    public var description: String {
+        let names = routes.prefix(5).joined(separator: ", ") + (routes.count > 5 ? " and \(routes.count - 5) more" : "")
+        return "sites[\(site)].routes: \(platform): \(limit.explanation) (e.g. \(example)). Routes: \(names)\n    note: \(limit.fix)"
     }
 }
 

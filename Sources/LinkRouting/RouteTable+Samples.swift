@@ -57,9 +57,15 @@ extension RouteTable {
                     near.append(path + "%2Fx")  // an encoded '/' that Android reads as one more segment
                     if parts.count >= 2 {  // two segments joined by an encoded '/'
                         near.append("/" + (parts.dropLast(2) + [parts[parts.count - 2] + "%2F" + parts[parts.count - 1]]).joined(separator: "/"))
+                        // a segment more after the first, behind an encoded '/' (another route's path on Android)
+                        near.append("/" + ([parts[0] + "%2Fx"] + parts.dropFirst()).joined(separator: "/"))
                     }
                     if let dot = path.firstIndex(of: ".") {  // a literal '.' as another character
                         near.append(path[..<dot] + "x" + path[path.index(after: dot)...])
+                    }
+                    // A literal '?', '*' or '\' (which an Android rule cannot escape) as another character.
+                    for escape in ["%3F", "%2A", "%5C"] {
+                        if let r = path.range(of: escape, options: .caseInsensitive) { near.append(path.replacingCharacters(in: r, with: "x")) }
                     }
                     // The same text spelled differently: lower-case hex, a literal letter as `%XX`.
                     near.append("/" + parts.map(lowerHex).joined(separator: "/"))
@@ -86,6 +92,15 @@ extension RouteTable {
                         near.append("/" + p.joined(separator: "/"))
                         if let spelled = encodeFirstLetter(PercentEncoding.encodeComponent(params[name] ?? "v")) {
                             p[i] = prefix + spelled + suffix  // `%61rduino` for `arduino`
+                            near.append("/" + p.joined(separator: "/"))
+                        }
+                        let value = PercentEncoding.encodeComponent(params[name] ?? "v")
+                        if let spelled = encodeFirstLetter(suffix) {
+                            p[i] = prefix + value + spelled  // `arduino.%68tml` for `arduino.html`
+                            near.append("/" + p.joined(separator: "/"))
+                        }
+                        if let spelled = encodeFirstLetter(prefix) {
+                            p[i] = spelled + value + suffix  // `%69tem-42` for `item-42`
                             near.append("/" + p.joined(separator: "/"))
                         }
                         p[i] = prefix + "p%2fq" + suffix  // an encoded '/', lower-case hex

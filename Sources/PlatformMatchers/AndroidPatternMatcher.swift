@@ -61,6 +61,11 @@ public struct AndroidPatternMatcher: Sendable, Equatable, CustomStringConvertibl
     let units: [UInt16]
     /// The parsed token stream of an advanced glob (Android's `mParsedPattern`).
     let parsed: [Int32]?
+    /// Set when Android's `PatternMatcher` constructor throws for this pattern (an advanced glob
+    /// it rejects: `/c++/.+`, "modifier must follow a token"). A Dynamic App Link rule keeps the
+    /// pattern as text and builds the matcher each time it is used, so the exception comes when a
+    /// URL reaches the rule (``DynamicAppLinkRules/decide(url:)``), not when the file is read.
+    public let rejection: AndroidPatternError?
 
     /// Builds a matcher. Only `.advancedGlob` can fail (Android checks its syntax up front).
     public init(pattern: String, kind: Kind) throws(AndroidPatternError) {
@@ -68,13 +73,26 @@ public struct AndroidPatternMatcher: Sendable, Equatable, CustomStringConvertibl
         self.pattern = pattern
         self.units = Array(pattern.utf16)
         self.parsed = kind == .advancedGlob ? try AdvancedGlob.parse(units) : nil
+        self.rejection = nil
     }
 
-    init(units: [UInt16], kind: Kind) throws(AndroidPatternError) {
+    /// A matcher whose construction may fail later: ``rejection`` holds what Android throws.
+    init(deferring units: [UInt16], kind: Kind) {
         self.kind = kind
         self.units = units
         self.pattern = String(decoding: units, as: UTF16.self)
-        self.parsed = kind == .advancedGlob ? try AdvancedGlob.parse(units) : nil
+        if kind == .advancedGlob {
+            do {
+                self.parsed = try AdvancedGlob.parse(units)
+                self.rejection = nil
+            } catch {
+                self.parsed = nil
+                self.rejection = error
+            }
+        } else {
+            self.parsed = nil
+            self.rejection = nil
+        }
     }
 
     /// `PatternMatcher{GLOB: /post/.*}`, in the form of Android's `toString()`.
@@ -90,7 +108,7 @@ public struct AndroidPatternMatcher: Sendable, Equatable, CustomStringConvertibl
     /// input again, for callers that match one input against many patterns); `nil` (Java `null`)
     /// never matches.
     public func matches(units input: [UInt16]?) -> Bool {
-        guard let input else { return false }
+        guard let input, rejection == nil else { return false }
         switch kind {
         case .literal: return input == units
         case .prefix: return input.starts(with: units)
@@ -179,6 +197,10 @@ public struct AndroidPatternMatcher: Sendable, Equatable, CustomStringConvertibl
     /// `parseMatchingExpression`: how StatementService turns a DAL matching expression (`*` any run,
     /// `?` one character, everything else literal) into a PatternMatcher.
     ///
+    /// Only an empty expression throws here. An Android 15 advanced glob that PatternMatcher
+    /// rejects (`/c++/?*` is `/c++/.+`: a `+` with no token before it) is returned with
+    /// ``rejection`` set: Android throws when a URL first reaches that rule.
+    ///
     /// - Android 16: no wildcard → LITERAL (the expression as is); a single trailing `*` → PREFIX;
     ///   otherwise SIMPLE_GLOB with `*`→`.*`, `?`→`.`, `.`→`\.`, `\`→`\\`. So `?*` is `..*`
     ///   (and, through a PatternMatcher quirk, a `.` not right after a `*` still matches anything).
@@ -200,9 +222,9 @@ public struct AndroidPatternMatcher: Sendable, Equatable, CustomStringConvertibl
 
     private static func android16Pattern(_ e: [UInt16]) throws(AndroidPatternError) -> AndroidPatternMatcher {
         let wildcards = e.filter { $0 == Unit.question || $0 == Unit.star }.count
-        if wildcards == 0 { return try AndroidPatternMatcher(units: e, kind: .literal) }
+        if wildcards == 0 { return AndroidPatternMatcher(deferring: e, kind: .literal) }
         if wildcards == 1 && e.last == Unit.star {
-            return try AndroidPatternMatcher(units: Array(e.dropLast()), kind: .prefix)
+            return AndroidPatternMatcher(deferring: Array(e.dropLast()), kind: .prefix)
         }
         var p: [UInt16] = []
         for c in e {
@@ -214,7 +236,7 @@ public struct AndroidPatternMatcher: Sendable, Equatable, CustomStringConvertibl
             default: p.append(c)
             }
         }
-        return try AndroidPatternMatcher(units: p, kind: .simpleGlob)
+        return AndroidPatternMatcher(deferring: p, kind: .simpleGlob)
     }
 
     private static func android15Pattern(_ e: [UInt16]) throws(AndroidPatternError) -> AndroidPatternMatcher {
@@ -245,12 +267,12 @@ public struct AndroidPatternMatcher: Sendable, Equatable, CustomStringConvertibl
                 p.append(c)
             }
         }
-        if count == 0 { return try AndroidPatternMatcher(units: p, kind: .literal) }
+        if count == 0 { return AndroidPatternMatcher(deferring: p, kind: .literal) }
         if count == 1 && p.count >= 2 && p[p.count - 2] == Unit.dot && p[p.count - 1] == Unit.star {
-            return try AndroidPatternMatcher(units: Array(p.dropLast(2)), kind: .prefix)
+            return AndroidPatternMatcher(deferring: Array(p.dropLast(2)), kind: .prefix)
         }
-        if isAdvanced { return try AndroidPatternMatcher(units: p, kind: .advancedGlob) }
-        return try AndroidPatternMatcher(units: p, kind: .simpleGlob)
+        if isAdvanced { return AndroidPatternMatcher(deferring: p, kind: .advancedGlob) }
+        return AndroidPatternMatcher(deferring: p, kind: .simpleGlob)
     }
 }
 

@@ -432,6 +432,10 @@ public struct AssetLinksFile: Sendable {
         if let reason = s.dynamicAppLinkRules.discardReason {
             out.append("statement [\(s.index)]: \(reason)")
         }
+        for rejected in s.dynamicAppLinkRules.rejectedComponents {
+            out.append(
+                "statement [\(s.index)]: component \(rejected.index) \(rejected.json) is a pattern Android \(s.dynamicAppLinkRules.generation == .android15 ? "15's" : "16's") PatternMatcher rejects (\(rejected.reason)): every URL the earlier components leave to it fails there and does not open the app")
+        }
         return out
     }
 

@@ -9,8 +9,11 @@
 // - `/` matches the decoded path, `#` the decoded fragment (absent fragment never matches),
 //   each `?` entry `key: value` is the expression "key=value" matched against ANY one decoded
 //   query item (items split on `&`, or on `;` when there is no `&`);
-// - an expression Android cannot compile (an empty string; on Android 15 an invalid advanced glob)
-//   discards every rule of the statement, so everything is handled again.
+// - an expression the parser refuses (an empty string) discards every rule of the statement, so
+//   everything is handled again;
+// - an Android 15 advanced glob that PatternMatcher rejects (`/c++/.+`) is kept as text: the
+//   matcher is built when a URL reaches the rule, and it throws there. The rules before it still
+//   decide; a URL that reaches it is not handled (nothing in AOSP catches the exception).
 
 import LinkwellJSON
 
@@ -24,16 +27,23 @@ public struct AndroidURLDecision: Sendable, Equatable, CustomStringConvertible {
     public var ruleIndex: Int?
     /// The deciding component as compact JSON.
     public var rule: String?
+    /// Set when the URL reached a rule whose pattern Android's PatternMatcher rejects: what it
+    /// throws (the URL is then not handled, and `ruleIndex` is that rule).
+    public var exception: String?
 
     /// Creates a decision (for tests; ``DynamicAppLinkRules/decide(url:)`` makes the real ones).
-    public init(handled: Bool, ruleIndex: Int? = nil, rule: String? = nil) {
+    public init(handled: Bool, ruleIndex: Int? = nil, rule: String? = nil, exception: String? = nil) {
         self.handled = handled
         self.ruleIndex = ruleIndex
         self.rule = rule
+        self.exception = exception
     }
 
     /// `handled by component 0 {"/":"/signup"}`, `not handled (no component matched)`, `handled (no dynamic rules)`.
     public var description: String {
+        if let exception, let ruleIndex, let rule {
+            return "not handled: Android throws IllegalArgumentException (\(exception)) at component \(ruleIndex) \(rule)"
+        }
         let verdict = handled ? "handled" : "not handled"
         if let ruleIndex, let rule { return "\(verdict) by component \(ruleIndex) \(rule)" }
         return handled ? "\(verdict) (no dynamic rules)" : "\(verdict) (no component matched)"
@@ -98,10 +108,19 @@ public struct DynamicAppLinkComponent: Sendable, Equatable {
     /// The compiled filters (empty when Android could not compile them, see `DynamicAppLinkRules`).
     public var filters: [AndroidURIRelativeFilter]
 
-    /// UriRelativeFilterGroup.matchData: at least one filter, and all of them match.
-    func matches(_ uri: AndroidURI) -> Bool {
-        !filters.isEmpty && filters.allSatisfy { $0.matches(uri) }
+    /// UriRelativeFilterGroup.matchData: at least one filter, and all of them match; each
+    /// filter builds its PatternMatcher when it is tried, so a rejected pattern throws there.
+    func matches(_ uri: AndroidURI) throws(AndroidPatternError) -> Bool {
+        if filters.isEmpty { return false }
+        for filter in filters {
+            if let rejection = filter.matcher.rejection { throw rejection }
+            if !filter.matches(uri) { return false }
+        }
+        return true
     }
+
+    /// What Android throws for the first filter whose pattern it rejects, if any.
+    public var rejection: AndroidPatternError? { filters.lazy.compactMap(\.matcher.rejection).first }
 }
 
 /// A statement's Dynamic App Link rules (Android 15+): which of a verified domain's URLs open the app.
@@ -225,9 +244,20 @@ public struct DynamicAppLinkRules: Sendable, Equatable {
     public func decide(url: String) -> AndroidURLDecision {
         if appliesNoRules { return AndroidURLDecision(handled: true) }
         let uri = AndroidURI(url)
-        for (i, component) in components.enumerated() where component.matches(uri) {
+        for (i, component) in components.enumerated() {
+            do {
+                guard try component.matches(uri) else { continue }
+            } catch {
+                return AndroidURLDecision(handled: false, ruleIndex: i, rule: component.json, exception: error.message)
+            }
             return AndroidURLDecision(handled: !component.exclude, ruleIndex: i, rule: component.json)
         }
         return AndroidURLDecision(handled: false)
+    }
+
+    /// The components whose pattern Android's PatternMatcher rejects, with what it throws: every
+    /// URL that reaches one is not handled.
+    public var rejectedComponents: [(index: Int, json: String, reason: String)] {
+        components.enumerated().compactMap { i, c in c.rejection.map { (i, c.json, $0.message) } }
     }
 }

@@ -9,13 +9,14 @@ enum ValidateCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "validate",
         overview: "Check a config: app IDs, fingerprints, routes, shadowing, file size, and that iOS and Android claim exactly what the parser accepts.",
-        usage: "linkwell validate [--config <file>] [--website-upstream [site=]url ...] [--json]",
+        usage: "linkwell validate [--config <file>] [--website-upstream [site=]url ...] [--limits] [--json]",
         options: [
             configOption,
             OptionSpec(name: "--website-upstream", valueName: "[site=]url", help: "The website the proxy sends unclaimed paths to (as for 'generate nginx'); silences the website-loop warning.", repeatable: true),
-            OptionSpec(name: "--json", valueName: nil, help: "Print the findings as JSON."),
+            OptionSpec(name: "--limits", valueName: nil, help: "Also list the platform limits: links that iOS or Android reads differently from the parser whatever the generated files say (the summary line only counts them)."),
+            OptionSpec(name: "--json", valueName: nil, help: "Print the findings as JSON (the platform limits included)."),
         ],
-        discussion: "Exit status: 0 when there are no errors (warnings allowed), 1 on errors, 64 on usage errors."
+        discussion: "Warnings are things to fix in the config. Platform limits are not warnings: they are links (usually malformed ones) that a platform reads differently from the parser, which no association file can change; the summary line counts them and '--limits' lists each with a link that shows it. Exit status: 0 when there are no errors (warnings allowed), 1 on errors, 64 on usage errors."
     )
 
     static func run(_ args: Arguments) throws -> Int32 {
@@ -39,6 +40,12 @@ enum ValidateCommand: LinkwellCommand {
                     if let f = d.fix { o["fix"] = f }
                     return o
                 },
+                "limits": report.limits.map { l -> [String: Any] in
+                    [
+                        "path": "sites[\(l.site)].routes", "platform": l.platform, "limit": l.limit.rawValue, "summary": l.limit.summary,
+                        "message": l.limit.explanation, "example": l.example, "routes": l.routes, "sampleLinks": l.count, "note": l.limit.fix,
+                    ]
+                },
             ])
             return report.errors.isEmpty ? 0 : 1
         }
@@ -47,9 +54,17 @@ enum ValidateCommand: LinkwellCommand {
             // Diagnostics on stderr (warnings dropped with --quiet), the verdict on stdout.
             if d.severity == .error { Output.err(line) } else { Output.note(line) }
         }
+        if args.has("--limits") {
+            for limit in report.limits { Output.out("\(path): \(limit)") }
+        }
         if report.errors.isEmpty, let table = report.table {
             let routes = table.sites.reduce(0) { $0 + $1.routes.count }
-            Output.out("\(path): OK — \(table.sites.count) site(s), \(routes) route(s), \(report.warnings.count) warning(s)")
+            var summary = "\(path): OK — \(table.sites.count) site(s), \(routes) route(s), \(report.warnings.count) warning(s)"
+            if !report.limits.isEmpty {
+                let count = report.limits.count
+                summary += ", \(count) platform limit\(count == 1 ? "" : "s")" + (args.has("--limits") ? " (listed above)" : ": see 'linkwell validate --limits'")
+            }
+            Output.out(summary)
             return 0
         }
         Output.err("\(path): \(report.errors.count) error(s), \(report.warnings.count) warning(s)")

@@ -125,9 +125,11 @@ enum VerifyCommand: LinkwellCommand {
                     var r: [String: Any] = ["url": url, "handled": d?.handled ?? false]
                     if let i = d?.ruleIndex { r["component"] = i }
                     if let rule = d?.rule { r["rule"] = rule }
+                    if let exception = d?.exception { r["exception"] = exception }
                     results.append(r)
                 } else if let d {
-                    let why = d.rule.map { " — component #\(d.ruleIndex ?? 0) \($0)" } ?? (d.handled ? " — no dynamic rules" : " — no component matches")
+                    var why = d.rule.map { " — component #\(d.ruleIndex ?? 0) \($0)" } ?? (d.handled ? " — no dynamic rules" : " — no component matches")
+                    if let exception = d.exception { why += ", whose pattern Android's PatternMatcher rejects: it throws (\(exception))" }
                     Output.out("  \(url): \(d.handled ? "handled" : "not handled")\(why)")
                 } else {
                     Output.out("  \(url): not handled (package not verified)")

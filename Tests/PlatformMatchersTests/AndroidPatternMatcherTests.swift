@@ -191,6 +191,32 @@ struct AndroidPatternMatcherTests {
         for s in c.nonMatching { #expect(!m.matches(s), "\(m) should not match \(s.debugDescription)") }
     }
 
+    /// Android 15 reads literal text beside `?*` as advanced-glob syntax: `[]{}` are escaped by
+    /// its parser, `.` too; `+` and `\` are not, so `+` is a quantifier and `\` an escape.
+    static let android15Literals: [(expression: String, pattern: String, rejection: String?, matching: [String], nonMatching: [String])] = [
+        ("/a+b/?*", "/a+b/.+", nil, ["/ab/1", "/aab/1"], ["/a+b/1"]),
+        ("/c++/?*", "/c++/.+", "modifier must follow a token", [], ["/c++/1"]),
+        ("/++/?*", "/++/.+", "modifier must follow a token", [], ["/++/1"]),
+        ("/b{1,2}/?*", "/b\\{1,2\\}/.+", nil, ["/b{1,2}/1"], ["/b/1", "/bb/1"]),
+        ("/s[ab]/?*", "/s\\[ab\\]/.+", nil, ["/s[ab]/1"], ["/sa/1"]),
+        ("/v1.2/?*", "/v1\\.2/.+", nil, ["/v1.2/1"], ["/v1x2/1"]),
+        ("/x\\y/?*", "/x\\y/.+", nil, ["/xy/1"], ["/x\\y/1"]),
+        ("/x/?*\\", "/x/.+\\", "escape found at end of pattern", [], ["/x/1"]),
+    ]
+
+    @Test("Android 15: literal text beside '?*' is advanced-glob syntax; a pattern PatternMatcher rejects throws when used", arguments: 0..<8)
+    func android15LiteralSyntax(_ i: Int) throws {
+        let c = Self.android15Literals[i]
+        let m = try AndroidPatternMatcher.dynamicAppLinkPattern(for: c.expression, generation: .android15)
+        #expect(m.kind == .advancedGlob)
+        #expect(m.pattern == c.pattern)
+        #expect(m.rejection?.message == c.rejection)
+        for s in c.matching { #expect(m.matches(s), "\(m) should match \(s)") }
+        for s in c.nonMatching { #expect(!m.matches(s), "\(m) should not match \(s)") }
+        // The same text is a plain simple glob on Android 16.
+        #expect(try AndroidPatternMatcher.dynamicAppLinkPattern(for: c.expression, generation: .android16).rejection == nil)
+    }
+
     @Test("an empty expression is refused by both generations", arguments: AndroidParserGeneration.allCases)
     func emptyExpression(_ generation: AndroidParserGeneration) {
         #expect(throws: AndroidPatternError("a matching expression cannot be an empty string")) {

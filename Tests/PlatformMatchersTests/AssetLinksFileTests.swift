@@ -174,7 +174,11 @@ struct AssetLinksFileTests {
         .init(name: "Android 16: '?*' then literal", components: #"[{"/": "/u/?*/profile"}]"#, url: "https://e.com/u/alice/profile", handled: true, ruleIndex: 0),
         .init(name: "Android 15: '?*' is a greedy advanced glob", components: #"[{"/": "/u/?*/profile"}]"#, url: "https://e.com/u/alice/profile", handled: false, ruleIndex: nil, generation: .android15),
         .init(name: "Android 15: trailing '?*' still works", components: #"[{"/": "/u/?*"}]"#, url: "https://e.com/u/alice", handled: true, ruleIndex: 0, generation: .android15),
-        .init(name: "Android 15: a broken advanced pattern discards the rules", components: #"[{"/": "/x/?*\\"}]"#, url: "https://e.com/y", handled: true, ruleIndex: nil, generation: .android15),
+        // PatternMatcher throws when a URL reaches a rule it rejects; the earlier rules still decide.
+        .init(name: "Android 15: a URL that reaches a rejected advanced pattern is not handled", components: #"[{"/": "/x/?*\\"}]"#, url: "https://e.com/y", handled: false, ruleIndex: 0, generation: .android15),
+        .init(name: "Android 15: '/c++/?*' throws for a URL that reaches it", components: #"[{"/": "/a"}, {"/": "/c++/?*"}, {"/": "*"}]"#, url: "https://e.com/c++/1", handled: false, ruleIndex: 1, generation: .android15),
+        .init(name: "Android 15: rules before a rejected pattern still decide", components: #"[{"/": "/a"}, {"/": "/c++/?*"}, {"/": "*"}]"#, url: "https://e.com/a", handled: true, ruleIndex: 0, generation: .android15),
+        .init(name: "Android 16 reads '/c++/?*' as a simple glob", components: #"[{"/": "/a"}, {"/": "/c++/?*"}]"#, url: "https://e.com/c++/1", handled: true, ruleIndex: 1, generation: .android16),
         .init(name: "empty path expression discards all rules", components: #"[{"/": "/a"}, {"/": ""}]"#, url: "https://e.com/b", handled: true, ruleIndex: nil),
     ]
 
@@ -184,6 +188,18 @@ struct AssetLinksFileTests {
         let decision = rules.decide(url: c.url)
         #expect(decision.handled == c.handled, "\(decision); \(rules.discardReason ?? "")")
         #expect(decision.ruleIndex == c.ruleIndex, "\(decision)")
+        #expect(rules.discardReason == nil || c.ruleIndex == nil)
+    }
+
+    @Test("regression, shape 2: a rule Android 15 rejects is reported where it is read, and throws only when reached")
+    func rejectedRuleIsReported() throws {
+        let rules = DynamicAppLinkRules(components: try JSONValue.parse(#"[{"/": "/a"}, {"/": "/c++/?*"}]"#), generation: .android15)
+        #expect(rules.discardReason == nil)
+        #expect(rules.rejectedComponents.map(\.index) == [1])
+        #expect(rules.rejectedComponents.first?.reason == "modifier must follow a token")
+        let decision = rules.decide(url: "https://e.com/b")
+        #expect(!decision.handled && decision.exception == "modifier must follow a token")
+        #expect(decision.description.contains("throws IllegalArgumentException"))
     }
 
     @Test("bare component lists Android would reject are reported")

@@ -2,6 +2,8 @@
 the README shows."""
 import json
 import subprocess
+
+import pytest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,13 +37,34 @@ def test_usage_errors_exit_64_on_stderr():
 def test_validate_default_config_ok():
     r = run("validate", "--website-upstream", "http://127.0.0.1:3000")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip().endswith("OK — 3 site(s), 5 route(s), 11 warning(s)")
-    # The platform limits, each once per site with an example URL, and two landing-page warnings
-    # (diagnostics go to stderr, the verdict to stdout).
+    # Warnings are what the user can fix (two landing-page ones here, on stderr); the platform
+    # limits, which nothing can fix, are only counted in the summary line on stdout.
+    assert r.stdout.strip().endswith(
+        "OK — 3 site(s), 5 route(s), 2 warning(s), 9 platform limits: see 'linkwell validate --limits'")
     lines = [l for l in r.stderr.splitlines() if ": warning: " in l]
-    limits = [l for l in lines if ": warning: platform limit (" in l]
-    assert len(limits) == 9 and all("(e.g. https://" in l for l in limits)
-    assert len(lines) == 11
+    assert len(lines) == 2 and not any("platform limit" in l for l in lines), lines
+    assert "nothing to do" not in r.stderr
+
+
+def test_validate_limits_lists_each_limit_with_an_example():
+    r = run("validate", "--limits", "--website-upstream", "http://127.0.0.1:3000")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.splitlines()
+    limits = [l for l in out if ": sites[" in l and ".routes: " in l]
+    assert len(limits) == 9 and all("(e.g. https://" in l for l in limits), out
+    assert all(n.startswith("    note: ") for n in [out[out.index(l) + 1] for l in limits])
+    assert out[-1].endswith("9 platform limits (listed above)")
+    j = json.loads(run("validate", "--json", "--website-upstream", "http://127.0.0.1:3000").stdout)
+    assert len(j["limits"]) == 9 and all(l["example"].startswith("https://") and l["routes"] for l in j["limits"])
+    assert not any("platform limit" in d["message"] for d in j["diagnostics"])
+
+
+@pytest.mark.parametrize("example", ["coffeebreak", "computers", "diallodev", "fitconnect"])
+def test_validate_shipped_examples_have_no_nothing_to_do_warning(example):
+    r = run("validate", config=f"config/examples/{example}.json5")
+    assert r.returncode == 0, r.stderr
+    assert "nothing to do" not in r.stderr and "platform limit (" not in r.stderr
+    assert "platform limit" in r.stdout.strip().splitlines()[-1]
 
 
 def test_validate_warns_about_a_website_on_its_own_link_domain(tmp_path):
@@ -136,6 +159,30 @@ def test_generate_output_dir(tmp_path):
     # Same bytes as printing one file.
     assert aasa.read_bytes() == subprocess.run([str(BIN), "generate", "aasa", "--site", "diallodev"], cwd=ROOT,
                                                capture_output=True, timeout=60).stdout
+
+
+def test_verify_android15_rule_patternmatcher_rejects(tmp_path):
+    """Android 15 reads '/c++/?*' as the advanced glob '/c++/.+', which PatternMatcher rejects when
+    a URL reaches it: the rules before it still decide, the URL that reaches it is not handled
+    (not "no dynamic rules, every URL handled")."""
+    fp = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
+    links = tmp_path / "assetlinks.json"
+    links.write_text(json.dumps([{
+        "relation": ["delegate_permission/common.handle_all_urls"],
+        "target": {"namespace": "android_app", "package_name": "com.example.app", "sha256_cert_fingerprints": [fp]},
+        "relation_extensions": {"delegate_permission/common.handle_all_urls": {
+            "dynamic_app_link_components": [{"/": "/a/*"}, {"/": "/c++/?*"}, {"/": "*"}]}}}]))
+    args = ["verify", "--assetlinks", str(links), "--package", "com.example.app", "--cert", fp]
+    r = run(*args, "--android15", "https://example.com/a/1", "https://example.com/b")
+    assert r.returncode == 0, r.stderr
+    assert "https://example.com/a/1: handled — component #0" in r.stdout
+    assert "https://example.com/b: not handled — component #1" in r.stdout and "modifier must follow a token" in r.stdout
+    assert "PatternMatcher rejects" in r.stdout + r.stderr
+    j = json.loads(run(*args, "--android15", "https://example.com/b", "--json").stdout)
+    assert j["results"][0] == {"url": "https://example.com/b", "handled": False, "component": 1,
+                               "rule": '{"/":"/c++/?*"}', "exception": "modifier must follow a token"}
+    # Android 16 reads the same rule as a simple glob.
+    assert "https://example.com/c++/1: handled — component #1" in run(*args, "https://example.com/c++/1").stdout
 
 
 def test_verify_article_file_flags_team_id_and_overclaim():

@@ -13,6 +13,7 @@ import plistlib
 import re
 import shutil
 import subprocess
+import unicodedata
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from urllib.parse import quote, unquote_to_bytes
@@ -75,6 +76,22 @@ EXTRA = {
       ] },
   ],
 }""",
+    # Non-ASCII literals, parameters and query names, which links carry raw or percent-encoded
+    # (and both in one link): the generated code must read them as LinkRouting does.
+    "nonascii": """{
+  sites: [
+    { domains: ["intl.example"],
+      ios: [{ teamID: "ABCDE12345", bundleID: "com.intl.app", schemes: ["intl"] }],
+      routes: [
+        { name: "cafe", path: "/caf\u00e9/{id}" },
+        { name: "japan", path: "/\u65e5\u672c/{word}" },
+        { name: "mixed", path: "/\u65e5\u672c/{a}/caf\u00e9/{b}" },
+        { name: "size", path: "/size/{n}", query: { "gr\u00f6\u00dfe": { required: true }, "farbe": {} } },
+        { name: "prefixed", path: "/p/\u00e9-{x}.html" },
+        { name: "rest", path: "/\u00fcber/{path*}" },
+      ] },
+  ],
+}""",
 }
 
 
@@ -125,11 +142,49 @@ def type_name(key, site):
     return f"{camel(key)}{camel(site)}Route"
 
 
+NON_ASCII_ESCAPES = re.compile(r"(?:%[C-Fc-f][0-9A-Fa-f](?:%[89ABab][0-9A-Fa-f]){1,3})")
+
+
+def mixed_spellings(text):
+    """`text` with the percent-encoded non-ASCII characters of one part (segment or query item)
+    written raw and the rest left encoded, for each part that has some; and the other way round."""
+    sep = "&" if text.startswith("?") else "/"
+    parts = text.split(sep)
+
+    def raw(part):
+        try:
+            return NON_ASCII_ESCAPES.sub(lambda m: unquote_to_bytes(m.group(0)).decode("utf-8"), part)
+        except UnicodeDecodeError:
+            return part
+
+    out = []
+    spots = [i for i, p in enumerate(parts) if NON_ASCII_ESCAPES.search(p) and raw(p) != p]
+    for i in spots:
+        out.append(sep.join(raw(p) if j == i else p for j, p in enumerate(parts)))
+        out.append(sep.join(p if j == i else raw(p) for j, p in enumerate(parts)))
+    return out
+
+
+def decomposed_names(query):
+    """The query with each non-ASCII item name in decomposed Unicode (NFD), percent-encoded."""
+    items = []
+    for item in query[1:].split("&"):
+        name, eq, value = item.partition("=")
+        try:
+            decoded = unquote_to_bytes(name).decode("utf-8")
+        except UnicodeDecodeError:
+            decoded = name
+        if not decoded.isascii():
+            name = quote(unicodedata.normalize("NFD", decoded), safe="")
+        items.append(name + eq + value)
+    return "?" + "&".join(items)
+
+
 def hostile_segments():
     return ["%FF", "%C3", "%ED%A0%80", "%F0%80%80A", "%E2%82", "%F4%90%80%80", "%", "%zz", "%2", "a+b", "%2B",
             "K\u212a", "e\u0301", "caf\u00e9", "\u65e5\u672c", "a b", "%2E%2E", "..", ".", "%2F", "a%2Fb", "%23x", "%3F", "%26%3D",
             "\U0001F600", "A%C3%A9", "%c3%a9", "cafe\u0301", "cafe%CC%81", "caf%C3%A9", "\u2126", "%E2%84%A6", "\u03a9",
-            "nai\u0308ve", "na%C3%AFve"]
+            "nai\u0308ve", "na%C3%AFve", "%C3%A9t%C3%A9", "\u00e9t%C3%A9", "%E6%97%A5\u672c"]
 
 
 def corpus(configs, sites):
@@ -173,6 +228,14 @@ def corpus(configs, sites):
                 add(key, f"https://{host}{raw}{query}")
         except UnicodeDecodeError:
             pass
+        # Non-ASCII raw in some segments and percent-encoded in others (apps get links both
+        # ways), and query names and values raw.
+        for mixed in mixed_spellings(path):
+            add(key, f"https://{host}{mixed}{query}")
+        if query:
+            for mixed in mixed_spellings(query):
+                add(key, f"https://{host}{path}{mixed}")
+            add(key, f"https://{host}{path}{decomposed_names(query)}")
         for site, domains, schemes in by_key[key]:
             for d in domains:
                 if d.startswith("*."):
@@ -190,8 +253,11 @@ def corpus(configs, sites):
                 add(key, f"{s}:///{rest[1:]}")
         segs = path.rstrip("/").split("/")
         if len(segs) >= 2 and segs[-1]:
+            head = "/".join(segs[:-1])
+            heads = [head] + [m for m in mixed_spellings(head) if m != head]
             for h in hostile_segments():
-                add(key, f"https://{host}{'/'.join(segs[:-1])}/{h}{query}")
+                for hd in heads:
+                    add(key, f"https://{host}{hd}/{h}{query}")
         if query:
             for h in ["%FF", "a+b", "%26", "caf\u00e9", "", "%"]:
                 add(key, f"https://{host}{path}{re.sub(r'=([^&]*)', '=' + h, query, count=1)}")
@@ -240,17 +306,28 @@ func json(_ v: Any) -> String {
     return String(decoding: try! JSONSerialization.data(withJSONObject: v, options: [.sortedKeys]), as: UTF8.self)
 }
 
+/// Text that `URL(string:)` percent-encodes (raw non-ASCII, spaces): `init?(url:)` must still
+/// read it as `init?(string:)` reads the text. (Not where the non-ASCII text is a custom-scheme
+/// link's host, which Foundation turns into punycode: `example://café/a1` has the host
+/// `xn--caf-dma`; nor with a raw backslash, which Foundation encodes and a browser reads as `/`.)
+func reencoded(_ s: String) -> Bool {
+    guard s.unicodeScalars.contains(where: { !$0.isASCII || $0 == " " }),
+        !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0.value == 0x5C }) else { return false }
+    guard let u = URL(string: s), let host = u.host else { return true }
+    return host.unicodeScalars.allSatisfy { $0.isASCII } && !host.hasPrefix("xn--") && !host.contains(".xn--")
+}
+
 func parsed(_ types: [SiteType], _ s: String) -> Any {
     var found: [Any] = []
     for t in types {
         if let m = t.parse(s) {
             var o: [String: Any] = ["site": t.site, "route": m.0, "parameters": m.1]
-            if let u = URL(string: s), u.absoluteString == s {
+            if let u = URL(string: s), u.absoluteString == s || reencoded(s) {
                 let viaURL = t.parseURL(u)
                 if viaURL?.0 != m.0 || viaURL?.1 != m.1 { o["initURLDiffers"] = true }
             }
             found.append(o)
-        } else if let u = URL(string: s), u.absoluteString == s, t.parseURL(u) != nil {
+        } else if let u = URL(string: s), u.absoluteString == s || reencoded(s), t.parseURL(u) != nil {
             found.append(["initURLDiffers": true])
         }
     }

@@ -16,7 +16,28 @@ public enum CoffeebreakRoute: Hashable, Sendable {
     /// Parses a universal link (`https` on the site's domains) or a custom-scheme link; nil when no
     /// route matches or an exclusion applies.
     public init?(url: URL) {
-        self.init(string: url.absoluteString)
+        self.init(string: Self.linkText(url))
+    }
+
+    /// The text a URL was made from. `URL(string:)` percent-encodes a whole part of it (path,
+    /// query or fragment), its '%' signs included, when that part has a raw non-ASCII character
+    /// or space (iOS 17+): "/caf%C3%A9/é" becomes "/caf%25C3%25A9/%C3%A9". Such a part is read
+    /// with that layer decoded, when the text makes the same URL again.
+    private static func linkText(_ url: URL) -> String {
+        let text = url.absoluteString
+        guard text.contains("%25") else { return text }
+        let hash = text.firstIndex(of: "#") ?? text.endIndex
+        let question = text[..<hash].firstIndex(of: "?") ?? hash
+        var parts = [String(text[..<question]), String(text[question..<hash]), String(text[hash...])]
+        for i in parts.indices where parts[i].contains("%25") {
+            guard let decoded = parts[i].removingPercentEncoding,
+                decoded.unicodeScalars.contains(where: { !$0.isASCII || $0 == " " })
+            else { continue }
+            var candidate = parts
+            candidate[i] = decoded
+            if URL(string: candidate.joined())?.absoluteString == text { parts = candidate }
+        }
+        return parts.joined()
     }
 
     /// Parses link text as a browser or a push payload has it (raw spaces and non-ASCII allowed).
