@@ -220,6 +220,19 @@ public struct URLParts: Sendable, Equatable {
     /// another host than this split names; `host` is then the browser's (IDNA-mapped, IPv4
     /// canonical) and `port` nil for the scheme's default.
     public init?(_ text: String) {
+        guard let plain = URLParts(plainSplit: text) else { return nil }
+        self = plain
+        // An http(s) URL: the host is the one a browser goes to, and a URL whose plain split
+        // names another host than a browser reads (`\\` before `@`, no `//`) is refused.
+        if WebURL.defaultPorts[scheme] != nil {
+            guard let web = WebURL(text), WebURL.sameHost(web.host, plain: host) else { return nil }
+            host = web.host.hasSuffix(".") ? String(web.host.dropLast()) : web.host
+            port = web.port
+        }
+    }
+
+    /// The split of the text alone (browser-normalised), without reading it as a browser would.
+    init?(plainSplit text: String) {
         var normalized = PercentEncoding.browserNormalized(text)
         guard
             let parts = normalized.withUTF8({ b -> URLParts? in
@@ -231,13 +244,6 @@ public struct URLParts: Sendable, Equatable {
             })
         else { return nil }
         self = parts
-        // An http(s) URL: the host is the one a browser goes to, and a URL whose plain split
-        // names another host than a browser reads (`\\` before `@`, no `//`) is refused.
-        if WebURL.defaultPorts[scheme] != nil {
-            guard let web = WebURL(text), WebURL.sameHost(web.host, plain: host) else { return nil }
-            host = web.host.hasSuffix(".") ? String(web.host.dropLast()) : web.host
-            port = web.port
-        }
     }
 }
 

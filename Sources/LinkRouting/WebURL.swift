@@ -87,6 +87,14 @@ public struct WebURL: Sendable, Hashable, CustomStringConvertible {
         self.fragment = fragment
     }
 
+    /// Whether `text` (what this URL was parsed from) names this URL's host when split plainly
+    /// — false for `https://evil.example\\@good.example/` or `https:evil.example`, which a
+    /// checker splitting the text would read as another host (or none).
+    public func isReadAsWritten(_ text: String) -> Bool {
+        guard let plain = URLParts(plainSplit: text) else { return false }
+        return WebURL.sameHost(host, plain: plain.host)
+    }
+
     /// Whether `plain` (a host as a plain split of the URL text gives it: after the last `@`
     /// before the first `/`, without port and one trailing dot) is `host` as a browser reads it.
     public static func sameHost(_ host: String, plain: String) -> Bool {

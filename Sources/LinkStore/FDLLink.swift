@@ -77,7 +77,7 @@ public enum FDLLink {
                     parameter: name, message: "'\(v)' is an image on '\(url.host)', which is neither a domain of site '\(site.name)' nor one of its shortLinks.allowedHosts",
                     fix: "serve the image from the site's domains, or add its host to the config: sites[\(site.index)].shortLinks.allowedHosts: [\"\(url.host)\"]",
                     host: url.host))
-            } else if URLParts(v) == nil {
+            } else if !url.isReadAsWritten(v) {
                 return .failure(FDLProblem(parameter: name, message: "'\(v)' is read by browsers as a URL on '\(url.host)' (a '\\' or an '@' in the address)",
                                            fix: "write the URL plainly, as https://host/path", host: url.host))
             }

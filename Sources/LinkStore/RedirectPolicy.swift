@@ -12,6 +12,9 @@ public enum RedirectPolicy {
 
     /// Why a URL may not be a redirect target, naming the fix.
     public struct Refusal: Error, Equatable, CustomStringConvertible {
+        /// What is wrong: the URL itself, or only where it leads.
+        public enum Kind: Sendable, Equatable { case notWeb, ambiguous, host, credentials }
+        public var kind: Kind
         public var message: String
         public var fix: String
         /// The host a browser would have gone to, when the URL has one.
@@ -44,19 +47,19 @@ public enum RedirectPolicy {
     /// the URL in a sentence: "'…' \(message); \(fix)".
     public static func check(_ text: String, site: CompiledSite, table: RouteTable, configHosts: Set<String>? = nil) -> Result<WebURL, Refusal> {
         guard WebURL.hasSpecialScheme(text), let url = WebURL(text), url.scheme == "https" || url.scheme == "http" else {
-            return .failure(Refusal(message: "is not an http(s) URL", fix: "write an absolute URL starting with https://"))
+            return .failure(Refusal(kind: .notWeb, message: "is not an http(s) URL", fix: "write an absolute URL starting with https://"))
         }
-        guard URLParts(text) != nil else {
-            return .failure(Refusal(message: "is read by browsers as a URL on '\(url.host)' (a '\\' or an '@' in the address)",
+        guard url.isReadAsWritten(text) else {
+            return .failure(Refusal(kind: .ambiguous, message: "is read by browsers as a URL on '\(url.host)' (a '\\' or an '@' in the address)",
                                     fix: "write the URL plainly, as https://host/path", host: url.host))
         }
         guard allows(host: url.host, site: site, table: table, configHosts: configHosts) else {
             return .failure(Refusal(
-                message: "leads to the host '\(url.host)', which is neither a domain of site '\(site.name)', an app store, nor one of its shortLinks.allowedHosts",
+                kind: .host, message: "leads to the host '\(url.host)', which is neither a domain of site '\(site.name)', an app store, nor one of its shortLinks.allowedHosts",
                 fix: "if you own it, add it to the config: sites[\(site.index)].shortLinks.allowedHosts: [\"\(url.host)\"]", host: url.host))
         }
         guard !url.hasCredentials else {
-            return .failure(Refusal(message: "has a user name before the host ('…@\(url.host)'); browsers hide it and phishing links use it",
+            return .failure(Refusal(kind: .credentials, message: "has a user name before the host ('…@\(url.host)'); browsers hide it and phishing links use it",
                                     fix: "remove everything between :// and @", host: url.host))
         }
         return .success(url)

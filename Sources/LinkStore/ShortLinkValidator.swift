@@ -43,7 +43,8 @@ public enum ShortLinkValidator {
         let isWeb = WebURL.hasHTTPScheme(link.target)
         if isWeb {
             switch RedirectPolicy.check(link.target, site: site, table: table, configHosts: configHosts) {
-            case let .failure(refusal) where refusal.host == nil || URLParts(link.target) == nil || WebURL(link.target)?.hasCredentials == true:
+            // The target's host is judged below (a route's site, allowedHosts); the URL itself here.
+            case let .failure(refusal) where refusal.kind != .host:
                 return .failure(ShortLinkRefusal("the target '\(link.target)' \(refusal.description)"))
             default: break
             }

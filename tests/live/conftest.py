@@ -112,6 +112,13 @@ def curl(*args, timeout=20):
     return status, headers, result.stdout
 
 
+def run_cli(config, *args):
+    """Runs `linkwell ARGS --config CONFIG`, which must succeed; returns its stdout, stripped."""
+    r = subprocess.run([str(BINARY), *args, "--config", str(config)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
 def generate(config, which, site=None):
     args = [str(BINARY), "generate", which, "--config", str(config)]
     if site:

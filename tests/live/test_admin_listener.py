@@ -9,13 +9,12 @@ import shutil
 import signal
 import socket
 import statistics
-import subprocess
 import threading
 import time
 
 import pytest
 
-from conftest import BINARY, ROOT
+from conftest import ROOT, run_cli as cli
 from rawhttp import split_address
 from test_limits import rss_kib
 
@@ -29,12 +28,6 @@ def write_config(tmp_path, server=""):
     cfg = tmp_path / "linkwell.json5"
     cfg.write_text(text)
     return cfg
-
-
-def cli(config, *args):
-    r = subprocess.run([str(BINARY), *args, "--config", str(config)], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    return r.stdout.strip()
 
 
 def stored_codes(config):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BINARY, ROOT, Server, curl
+from conftest import ROOT, Server, curl, run_cli as cli
 
 IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)"
 SEEDED = [f"seed{i}" for i in range(20)]
@@ -32,12 +32,6 @@ def make_config(tmp_path, db):
     cfg = tmp_path / "linkwell.json5"
     cfg.write_text(text)
     return cfg
-
-
-def cli(config, *args):
-    r = subprocess.run([str(BINARY), *args, "--config", str(config)], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    return r.stdout.strip()
 
 
 def api(server, method, path, token=None, body=None, timeout=30):
