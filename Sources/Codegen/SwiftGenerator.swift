@@ -5,24 +5,9 @@
 import LinkRouting
 
 enum SwiftGenerator {
+    /// A Swift string literal.
     static func literal(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 || u.value == 0x7F || (u.value >= 0x80 && !u.properties.isAlphabetic) {
-                    out += "\\u{\(String(u.value, radix: 16, uppercase: true))}"
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out + "\""
+        StringLiteral.quoted(s) { "\\u{\(String($0, radix: 16, uppercase: true))}" }
     }
 
     static func list(_ items: [String]) -> String { "[" + items.map(literal).joined(separator: ", ") + "]" }
