@@ -228,18 +228,24 @@ private struct StrictJSONParser {
             skipWhitespace()
             let value = try parseValue()
             members.append((key: key, value: value))
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of the document inside an object") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            }
-            throw error("expected ',' or '}' in an object, found \(describe(bytes[index]))")
+            if try closes(with: "}", inside: "an object") { return .object(members) }
         }
+    }
+
+    /// After a member or an element: false at a ',' (another follows), true at `close` (the
+    /// container ends); both consumed.
+    mutating func closes(with close: Unicode.Scalar, inside container: String) throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw error("unexpected end of the document inside \(container)") }
+        if bytes[index] == UInt8(ascii: ",") {
+            index += 1
+            return false
+        }
+        if bytes[index] == UInt8(ascii: close) {
+            index += 1
+            return true
+        }
+        throw error("expected ',' or '\(close)' in \(container), found \(describe(bytes[index]))")
     }
 
     mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
@@ -256,17 +262,7 @@ private struct StrictJSONParser {
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "]") { throw error("trailing comma before ']'") }
             elements.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of the document inside an array") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(elements)
-            }
-            throw error("expected ',' or ']' in an array, found \(describe(bytes[index]))")
+            if try closes(with: "]", inside: "an array") { return .array(elements) }
         }
     }
 
