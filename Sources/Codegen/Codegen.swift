@@ -207,28 +207,23 @@ public enum Codegen {
 
 /// String literals of the generated Swift and Kotlin sources, which escape alike.
 enum StringLiteral {
-    /// `s` in double quotes: backslash, quote, newline, return and tab escaped; the characters of
-    /// `extra` written as it says (Kotlin's `$`); control characters and non-letters beyond ASCII
+    /// The escapes both languages write alike.
+    static let escapes: [Unicode.Scalar: String] = ["\\": "\\\\", "\"": "\\\"", "\n": "\\n", "\r": "\\r", "\t": "\\t"]
+
+    /// `s` in double quotes: backslash, quote, newline, return and tab escaped, and the characters
+    /// of `extra` as it says (Kotlin's `$`); control characters and non-letters beyond ASCII
     /// written as `unicodeEscape` spells their code point, so a reader of the generated file sees
     /// them (nil: the language cannot, the character is written as it is).
     static func quoted(_ s: String, extra: [Unicode.Scalar: String] = [:], unicodeEscape: (UInt32) -> String?) -> String {
         var out = "\""
         for u in s.unicodeScalars {
-            switch u {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if let escaped = extra[u] {
-                    out += escaped
-                } else if u.value < 0x20 || u.value == 0x7F || (u.value >= 0x80 && !u.properties.isAlphabetic),
-                          let escaped = unicodeEscape(u.value) {
-                    out += escaped
-                } else {
-                    out.unicodeScalars.append(u)
-                }
+            if let escaped = escapes[u] ?? extra[u] {
+                out += escaped
+            } else if u.value < 0x20 || u.value == 0x7F || (u.value >= 0x80 && !u.properties.isAlphabetic),
+                      let escaped = unicodeEscape(u.value) {
+                out += escaped
+            } else {
+                out.unicodeScalars.append(u)
             }
         }
         return out + "\""

@@ -23,11 +23,15 @@ enum SwiftGenerator {
         let t = m.typeName
         let table = "\(t)Table"
         var o = header.map { "// " + $0 }.joined(separator: "\n") + "\n\nimport Foundation\n\n"
-        o += "/// The links of site '\(m.site.name)': \(m.linkForms).\n"
-        o += "///\n/// `init?(url:)` follows the server's route table exactly: entries in config order, the first that\n"
-        o += "/// matches decides, an exclusion yields nil, values are percent-decoded. `url` builds the canonical\n"
-        o += "/// https link, `schemeURL` the custom-scheme one; `init?(url: route.url) == route`.\n"
-        o += "public enum \(t): Hashable, Sendable {\n"
+        o += """
+            /// The links of site '\(m.site.name)': \(m.linkForms).
+            ///
+            /// `init?(url:)` follows the server's route table exactly: entries in config order, the first that
+            /// matches decides, an exclusion yields nil, values are percent-decoded. `url` builds the canonical
+            /// https link, `schemeURL` the custom-scheme one; `init?(url: route.url) == route`.
+            public enum \(t): Hashable, Sendable {
+
+            """
         for r in m.routes {
             o += "    /// `\(r.display)` (routes[\(r.entry.index)])"
             if let c = r.config.comment { o += ": \(c)" }

@@ -203,15 +203,9 @@ private struct StrictJSONParser {
     }
 
     mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
-        try enter()
         defer { depth -= 1 }
-        index += 1
         var members: [(key: String, value: JSONValue)] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
+        if try opensEmpty(closingWith: "}") { return .object(members) }
         while true {
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of the document inside an object") }
@@ -232,6 +226,18 @@ private struct StrictJSONParser {
         }
     }
 
+    /// At an object's or array's opening bracket: one level deeper, the bracket consumed; true
+    /// when `close` follows at once (an empty container, consumed too). The caller leaves the
+    /// level when it returns.
+    mutating func opensEmpty(closingWith close: Unicode.Scalar) throws(JSONSyntaxError) -> Bool {
+        try enter()
+        index += 1
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: close) else { return false }
+        index += 1
+        return true
+    }
+
     /// After a member or an element: false at a ',' (another follows), true at `close` (the
     /// container ends); both consumed.
     mutating func closes(with close: Unicode.Scalar, inside container: String) throws(JSONSyntaxError) -> Bool {
@@ -249,15 +255,9 @@ private struct StrictJSONParser {
     }
 
     mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
-        try enter()
         defer { depth -= 1 }
-        index += 1
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(elements)
-        }
+        if try opensEmpty(closingWith: "]") { return .array(elements) }
         while true {
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "]") { throw error("trailing comma before ']'") }
