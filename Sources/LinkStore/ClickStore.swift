@@ -88,14 +88,6 @@ public struct ClickQuery: Sendable, Equatable {
     public var route: String?
     public var since: Int?
     public var until: Int?
-
-    public init(site: String? = nil, code: String? = nil, route: String? = nil, since: Int? = nil, until: Int? = nil) {
-        self.site = site
-        self.code = code
-        self.route = route
-        self.since = since
-        self.until = until
-    }
 }
 
 /// The answer: totals by each dimension, the top referrer hosts, per day (and per month for the
@@ -153,11 +145,11 @@ extension LinkStore {
         """
     }.joined(separator: "\n")
 
-    /// Migration 7 (SQLite): the four click tables rebuilt `WITHOUT ROWID`, their rows kept. In
-    /// migration 4's layout each table is a rowid B-tree plus a separate index for the primary key,
-    /// so every upserted row was written twice; now the primary key is the table. A flush of 1 M
-    /// clicks over 100,000 links writes ~600,000 rows (BENCHMARKS.md). PostgreSQL tables are a heap
-    /// with a primary-key index either way: nothing to change there (`postgresMigrations`).
+    /// Migration 7 (SQLite): the four click tables rebuilt `WITHOUT ROWID`, their rows kept. A rowid
+    /// table is a B-tree plus a separate index for its primary key, so every upserted row is
+    /// written twice; in a `WITHOUT ROWID` table the primary key is the table, written once.
+    /// PostgreSQL tables are a heap with a primary-key index either way: nothing to change there
+    /// (`postgresMigrations`).
     static let clickTablesWithoutRowid: String = {
         var sql = ""
         for table in ["clicks_daily", "click_referrers_daily", "clicks_monthly", "click_referrers_monthly"] {
