@@ -18,11 +18,11 @@ enum ApplePlistGenerator {
     static func associatedDomains(_ m: SiteModel, app: IOSAppConfig) -> [String] {
         let suffix = m.options.developerMode ? "?mode=developer" : ""
         let domains = m.site.config.domains.map { $0.lowercased() }
-        var out = domains.map { "applinks:\($0)\(suffix)" }
-        if app.webcredentials == true { out += domains.map { "webcredentials:\($0)\(suffix)" } }
-        if app.appClipBundleID != nil { out += domains.map { "appclips:\($0)\(suffix)" } }
-        if app.activityContinuation == true { out += domains.map { "activitycontinuation:\($0)\(suffix)" } }
-        return out
+        var services = ["applinks"]
+        if app.webcredentials == true { services.append("webcredentials") }
+        if app.appClipBundleID != nil { services.append("appclips") }
+        if app.activityContinuation == true { services.append("activitycontinuation") }
+        return services.flatMap { service in domains.map { "\(service):\($0)\(suffix)" } }
     }
 
     static func entitlements(_ m: SiteModel, app: IOSAppConfig, header: [String]) -> String {

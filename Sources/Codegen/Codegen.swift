@@ -45,11 +45,6 @@ public struct GeneratedFile: Sendable, Equatable {
     public var name: String
     /// The whole file, header first.
     public var contents: String
-    /// A file with this name and text.
-    public init(name: String, contents: String) {
-        self.name = name
-        self.contents = contents
-    }
 }
 
 /// Why a target cannot be generated for a site (the CLI prints it with the fix).
@@ -207,6 +202,31 @@ public enum Codegen {
         let words = shellWords(String(line))
         guard words.first == "linkwell", words.count > 2, words[1] == "codegen" else { return nil }
         return Array(words.dropFirst())
+    }
+}
+
+/// String literals of the generated Swift and Kotlin sources, which escape alike.
+enum StringLiteral {
+    /// The escapes both languages write alike.
+    static let escapes: [Unicode.Scalar: String] = ["\\": "\\\\", "\"": "\\\"", "\n": "\\n", "\r": "\\r", "\t": "\\t"]
+
+    /// `s` in double quotes: backslash, quote, newline, return and tab escaped, and the characters
+    /// of `extra` as it says (Kotlin's `$`); control characters and non-letters beyond ASCII
+    /// written as `unicodeEscape` spells their code point, so a reader of the generated file sees
+    /// them (nil: the language cannot, the character is written as it is).
+    static func quoted(_ s: String, extra: [Unicode.Scalar: String] = [:], unicodeEscape: (UInt32) -> String?) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            if let escaped = escapes[u] ?? extra[u] {
+                out += escaped
+            } else if u.value < 0x20 || u.value == 0x7F || (u.value >= 0x80 && !u.properties.isAlphabetic),
+                      let escaped = unicodeEscape(u.value) {
+                out += escaped
+            } else {
+                out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
     }
 }
 

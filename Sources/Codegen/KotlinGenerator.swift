@@ -5,26 +5,14 @@
 import LinkRouting
 
 enum KotlinGenerator {
+    /// A Kotlin string literal; `$` escaped (string templates). `\u` takes four hex digits, so a
+    /// character beyond U+FFFF is written as it is.
     static func literal(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "$": out += "\\$"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 || u.value == 0x7F || (u.value >= 0x80 && u.value <= 0xFFFF && !u.properties.isAlphabetic) {
-                    let h = String(u.value, radix: 16, uppercase: true)
-                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
+        StringLiteral.quoted(s, extra: ["$": "\\$"]) { v in
+            guard v <= 0xFFFF else { return nil }
+            let h = String(v, radix: 16, uppercase: true)
+            return "\\u" + String(repeating: "0", count: 4 - h.count) + h
         }
-        return out + "\""
     }
 
     /// KDoc text: Kotlin comments nest, so neither `/*` nor `*/` may appear inside one.

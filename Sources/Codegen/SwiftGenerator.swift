@@ -5,24 +5,9 @@
 import LinkRouting
 
 enum SwiftGenerator {
+    /// A Swift string literal.
     static func literal(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 || u.value == 0x7F || (u.value >= 0x80 && !u.properties.isAlphabetic) {
-                    out += "\\u{\(String(u.value, radix: 16, uppercase: true))}"
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out + "\""
+        StringLiteral.quoted(s) { "\\u{\(String($0, radix: 16, uppercase: true))}" }
     }
 
     static func list(_ items: [String]) -> String { "[" + items.map(literal).joined(separator: ", ") + "]" }
@@ -38,11 +23,15 @@ enum SwiftGenerator {
         let t = m.typeName
         let table = "\(t)Table"
         var o = header.map { "// " + $0 }.joined(separator: "\n") + "\n\nimport Foundation\n\n"
-        o += "/// The links of site '\(m.site.name)': \(m.linkForms).\n"
-        o += "///\n/// `init?(url:)` follows the server's route table exactly: entries in config order, the first that\n"
-        o += "/// matches decides, an exclusion yields nil, values are percent-decoded. `url` builds the canonical\n"
-        o += "/// https link, `schemeURL` the custom-scheme one; `init?(url: route.url) == route`.\n"
-        o += "public enum \(t): Hashable, Sendable {\n"
+        o += """
+            /// The links of site '\(m.site.name)': \(m.linkForms).
+            ///
+            /// `init?(url:)` follows the server's route table exactly: entries in config order, the first that
+            /// matches decides, an exclusion yields nil, values are percent-decoded. `url` builds the canonical
+            /// https link, `schemeURL` the custom-scheme one; `init?(url: route.url) == route`.
+            public enum \(t): Hashable, Sendable {
+
+            """
         for r in m.routes {
             o += "    /// `\(r.display)` (routes[\(r.entry.index)])"
             if let c = r.config.comment { o += ": \(c)" }

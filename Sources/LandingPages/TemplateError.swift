@@ -7,14 +7,6 @@ public struct TemplateError: Error, Sendable, Equatable, CustomStringConvertible
     public var message: String
     public var fix: String
 
-    public init(templateName: String, line: Int, column: Int, message: String, fix: String) {
-        self.templateName = templateName
-        self.line = line
-        self.column = column
-        self.message = message
-        self.fix = fix
-    }
-
     /// `landing.html:12:5: variables are not allowed inside <script>; pass data through a data-* attribute`
     public var description: String {
         "\(templateName):\(line):\(column): \(message)" + (fix.isEmpty ? "" : "; \(fix)")

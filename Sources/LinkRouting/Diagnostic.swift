@@ -79,13 +79,6 @@ public struct SourcePosition: Sendable, Equatable {
     public var column: Int
     /// The text of the line.
     public var text: String
-
-    /// A position on `line` at `column` whose text is `text`.
-    public init(line: Int, column: Int, text: String) {
-        self.line = line
-        self.column = column
-        self.text = text
-    }
 }
 
 extension Array where Element == Diagnostic {

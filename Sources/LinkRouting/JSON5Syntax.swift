@@ -254,14 +254,8 @@ public enum JSON5Syntax {
             var lastKey: String? = nil
             var members: [String: ConfigLoader.KeyTree] = [:]
             while true {
-                try skipSpace()
-                guard let c = try peekASCII() else { throw unclosed("{", at: open, lastKey: lastKey) }
-                if c == UInt8(ascii: "}") {
-                    try advance()
-                    depth -= 1
-                    return .object(members)
-                }
-                if c == UInt8(ascii: ",") {
+                if try closes("{", at: open, lastKey: lastKey) { return .object(members) }
+                if try peekASCII() == UInt8(ascii: ",") {
                     throw fail(
                         lastKey == nil ? "unexpected ',' at the start of an object; expected a key or '}'" : "two commas in a row after '\(lastKey!)'; expected a key or '}'",
                         fix: "remove the extra ','")
@@ -281,6 +275,17 @@ public enum JSON5Syntax {
                 try separator(close: "}", open: open, lastKey: key, after: "the value of '\(key)'",
                               fix: "add a ',' between the members (JSON5 allows one after the last, too)")
             }
+        }
+
+        /// Before a member or item: true when the closing bracket of `bracket` follows (consumed, and
+        /// the nesting level left); the file ending first is the unclosed-bracket error.
+        mutating func closes(_ bracket: String, at open: Position, lastKey: String?) throws(Failure) -> Bool {
+            try skipSpace()
+            guard let c = try peekASCII() else { throw unclosed(bracket, at: open, lastKey: lastKey) }
+            guard c == UInt8(ascii: bracket == "{" ? "}" : "]") else { return false }
+            try advance()
+            depth -= 1
+            return true
         }
 
         /// After a member or item: a ',' (consumed) or the closing bracket (left for the caller).
@@ -348,14 +353,8 @@ public enum JSON5Syntax {
             var count = 0
             var items: [ConfigLoader.KeyTree] = []
             while true {
-                try skipSpace()
-                guard let c = try peekASCII() else { throw unclosed("[", at: open, lastKey: nil) }
-                if c == UInt8(ascii: "]") {
-                    try advance()
-                    depth -= 1
-                    return .list(items)
-                }
-                if c == UInt8(ascii: ",") {
+                if try closes("[", at: open, lastKey: nil) { return .list(items) }
+                if try peekASCII() == UInt8(ascii: ",") {
                     throw fail(count == 0 ? "unexpected ',' at the start of a list; expected a value or ']'" : "two commas in a row in a list; expected a value or ']'", fix: "remove the extra ','")
                 }
                 items.append(try value(context: "item \(count + 1) of the list"))

@@ -4,28 +4,26 @@
 extension PathPattern {
     /// True when some path matches both patterns.
     public func overlaps(_ other: PathPattern) -> Bool {
-        let a = segments
-        let b = other.segments
-        var i = 0
-        while true {
-            if i < a.count, case .rest = a[i] { return true }
-            if i < b.count, case .rest = b[i] { return true }
-            if i == a.count || i == b.count { return a.count == b.count }
-            if !PathPattern.compatible(a[i], b[i]) { return false }
-            i += 1
-        }
+        compare(other, restInOther: true, segments: PathPattern.compatible)
     }
 
     /// True when every path that matches `other` also matches `self`.
     public func covers(_ other: PathPattern) -> Bool {
+        compare(other, restInOther: false, segments: PathPattern.segmentCovers)
+    }
+
+    /// Both relations walk the segments side by side: a rest segment in `self` (checked first)
+    /// holds, one in `other` gives `restInOther`; patterns of different lengths differ; otherwise
+    /// every pair of segments must stand in the relation `segments`.
+    private func compare(_ other: PathPattern, restInOther: Bool, segments relation: (PathSegment, PathSegment) -> Bool) -> Bool {
         let a = segments
         let b = other.segments
         var i = 0
         while true {
             if i < a.count, case .rest = a[i] { return true }
-            if i < b.count, case .rest = b[i] { return false }
+            if i < b.count, case .rest = b[i] { return restInOther }
             if i == a.count || i == b.count { return a.count == b.count }
-            if !PathPattern.segmentCovers(a[i], b[i]) { return false }
+            if !relation(a[i], b[i]) { return false }
             i += 1
         }
     }

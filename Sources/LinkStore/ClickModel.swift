@@ -90,31 +90,15 @@ public enum ClickDay {
         return fromEpochDays(days)
     }
 
-    /// yyyymmdd of the day `days` after 1970-01-01 (H. Hinnant's civil_from_days).
+    /// yyyymmdd of the day `days` after 1970-01-01.
     public static func fromEpochDays(_ days: Int) -> Int {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        let (y, m, d) = RFC3339.civilFromDays(days)
         return y * 10_000 + m * 100 + d
     }
 
-    /// Days from 1970-01-01 to yyyymmdd (days_from_civil).
+    /// Days from 1970-01-01 to yyyymmdd.
     public static func epochDays(_ day: Int) -> Int {
-        var y = day / 10_000
-        let m = day / 100 % 100
-        let d = day % 100
-        if m <= 2 { y -= 1 }
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        RFC3339.daysFromCivil(year: day / 10_000, month: day / 100 % 100, day: day % 100)
     }
 
     /// yyyymmdd `n` days after (negative: before) `day`.

@@ -88,14 +88,6 @@ public struct ClickQuery: Sendable, Equatable {
     public var route: String?
     public var since: Int?
     public var until: Int?
-
-    public init(site: String? = nil, code: String? = nil, route: String? = nil, since: Int? = nil, until: Int? = nil) {
-        self.site = site
-        self.code = code
-        self.route = route
-        self.since = since
-        self.until = until
-    }
 }
 
 /// The answer: totals by each dimension, the top referrer hosts, per day (and per month for the
@@ -134,39 +126,30 @@ public struct ClickReport: Sendable, Equatable, Codable {
 }
 
 extension LinkStore {
-    /// Migration 4.
-    static let clickSchema = """
-        CREATE TABLE clicks_daily (
-            site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL, day BIGINT NOT NULL,
+    /// Migration 4: for each period (the UTC day, then the month), a table of counts and a table of
+    /// referrer hosts' counts.
+    static let clickSchema = [(table: "daily", period: "day"), (table: "monthly", period: "month")].map { t in
+        """
+        CREATE TABLE clicks_\(t.table) (
+            site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL, \(t.period) BIGINT NOT NULL,
             p_ios BIGINT NOT NULL, p_android BIGINT NOT NULL, p_desktop BIGINT NOT NULL, p_other BIGINT NOT NULL,
             o_app_page BIGINT NOT NULL, o_store BIGINT NOT NULL, o_web BIGINT NOT NULL, o_redirect BIGINT NOT NULL, o_not_found BIGINT NOT NULL,
             in_app BIGINT NOT NULL, crawler BIGINT NOT NULL,
-            PRIMARY KEY (site, code, route, day)
+            PRIMARY KEY (site, code, route, \(t.period))
         );
-        CREATE TABLE click_referrers_daily (
-            site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL, day BIGINT NOT NULL, referrer TEXT NOT NULL,
+        CREATE TABLE click_referrers_\(t.table) (
+            site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL, \(t.period) BIGINT NOT NULL, referrer TEXT NOT NULL,
             count BIGINT NOT NULL,
-            PRIMARY KEY (site, code, route, day, referrer)
-        );
-        CREATE TABLE clicks_monthly (
-            site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL, month BIGINT NOT NULL,
-            p_ios BIGINT NOT NULL, p_android BIGINT NOT NULL, p_desktop BIGINT NOT NULL, p_other BIGINT NOT NULL,
-            o_app_page BIGINT NOT NULL, o_store BIGINT NOT NULL, o_web BIGINT NOT NULL, o_redirect BIGINT NOT NULL, o_not_found BIGINT NOT NULL,
-            in_app BIGINT NOT NULL, crawler BIGINT NOT NULL,
-            PRIMARY KEY (site, code, route, month)
-        );
-        CREATE TABLE click_referrers_monthly (
-            site TEXT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL, month BIGINT NOT NULL, referrer TEXT NOT NULL,
-            count BIGINT NOT NULL,
-            PRIMARY KEY (site, code, route, month, referrer)
+            PRIMARY KEY (site, code, route, \(t.period), referrer)
         );
         """
+    }.joined(separator: "\n")
 
-    /// Migration 7 (SQLite): the four click tables rebuilt `WITHOUT ROWID`, their rows kept. In
-    /// migration 4's layout each table is a rowid B-tree plus a separate index for the primary key,
-    /// so every upserted row was written twice; now the primary key is the table. A flush of 1 M
-    /// clicks over 100,000 links writes ~600,000 rows (BENCHMARKS.md). PostgreSQL tables are a heap
-    /// with a primary-key index either way: nothing to change there (`postgresMigrations`).
+    /// Migration 7 (SQLite): the four click tables rebuilt `WITHOUT ROWID`, their rows kept. A rowid
+    /// table is a B-tree plus a separate index for its primary key, so every upserted row is
+    /// written twice; in a `WITHOUT ROWID` table the primary key is the table, written once.
+    /// PostgreSQL tables are a heap with a primary-key index either way: nothing to change there
+    /// (`postgresMigrations`).
     static let clickTablesWithoutRowid: String = {
         var sql = ""
         for table in ["clicks_daily", "click_referrers_daily", "clicks_monthly", "click_referrers_monthly"] {

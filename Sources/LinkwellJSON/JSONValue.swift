@@ -203,15 +203,9 @@ private struct StrictJSONParser {
     }
 
     mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
-        try enter()
         defer { depth -= 1 }
-        index += 1
         var members: [(key: String, value: JSONValue)] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
+        if try opensEmpty(closingWith: "}") { return .object(members) }
         while true {
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of the document inside an object") }
@@ -228,45 +222,47 @@ private struct StrictJSONParser {
             skipWhitespace()
             let value = try parseValue()
             members.append((key: key, value: value))
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of the document inside an object") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            }
-            throw error("expected ',' or '}' in an object, found \(describe(bytes[index]))")
+            if try closes(with: "}", inside: "an object") { return .object(members) }
         }
     }
 
-    mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
+    /// At an object's or array's opening bracket: one level deeper, the bracket consumed; true
+    /// when `close` follows at once (an empty container, consumed too). The caller leaves the
+    /// level when it returns.
+    mutating func opensEmpty(closingWith close: Unicode.Scalar) throws(JSONSyntaxError) -> Bool {
         try enter()
-        defer { depth -= 1 }
         index += 1
-        var elements: [JSONValue] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: close) else { return false }
+        index += 1
+        return true
+    }
+
+    /// After a member or an element: false at a ',' (another follows), true at `close` (the
+    /// container ends); both consumed.
+    mutating func closes(with close: Unicode.Scalar, inside container: String) throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw error("unexpected end of the document inside \(container)") }
+        if bytes[index] == UInt8(ascii: ",") {
             index += 1
-            return .array(elements)
+            return false
         }
+        if bytes[index] == UInt8(ascii: close) {
+            index += 1
+            return true
+        }
+        throw error("expected ',' or '\(close)' in \(container), found \(describe(bytes[index]))")
+    }
+
+    mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
+        defer { depth -= 1 }
+        var elements: [JSONValue] = []
+        if try opensEmpty(closingWith: "]") { return .array(elements) }
         while true {
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "]") { throw error("trailing comma before ']'") }
             elements.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of the document inside an array") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(elements)
-            }
-            throw error("expected ',' or ']' in an array, found \(describe(bytes[index]))")
+            if try closes(with: "]", inside: "an array") { return .array(elements) }
         }
     }
 

@@ -9,11 +9,11 @@ import Glibc
 ///
 /// Why: libmicrohttpd 0.9.75 in `poll` mode accepts **one** connection per pass of its loop, and
 /// a pass serves every ready connection first. With 1000 clients connecting while 500 are being
-/// served, the last ones wait in the kernel's accept queue for hundreds of passes — their first
-/// request's latency was the landing page's 1–1.7 s p99 at 1000 connections (BENCHMARKS.md).
-/// nginx accepts in a loop; this does the same beside MHD. Both accept from the same
-/// non-blocking socket (whoever takes a connection owns it), and every connection still goes
-/// through MHD's accept policy (the connection limits) and connection notifications.
+/// served, the last ones wait in the kernel's accept queue for hundreds of passes, which adds a
+/// second or more to their first request. nginx accepts in a loop; this does the same beside
+/// MHD. Both accept from the same non-blocking socket (whoever takes a connection owns it), and
+/// every connection still goes through MHD's accept policy (the connection limits) and
+/// connection notifications.
 final class BacklogDrainer: @unchecked Sendable {
     // @unchecked: `thread` is written in `start` and read in `stop`, both under the owner's lock.
     private let daemon: OpaquePointer

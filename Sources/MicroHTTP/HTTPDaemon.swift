@@ -220,19 +220,10 @@ public final class HTTPDaemon: Sendable {
             // target by closing the connection without a reply; `RequestHeadCheck` refuses the
             // same (and more) with a well-formed 400.
             MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 0, ptr_value: nil),
-            MHD_OptionItem(
-                option: .NOTIFY_CONNECTION, value: unsafeBitCast(MHDCallbacks.connectionNotified, to: Int.self),
-                ptr_value: contextPointer),
-            // Two-pointer options: the function goes in `value` as an intptr_t (MHD_OPTION_ARRAY rule).
-            MHD_OptionItem(
-                option: .URI_LOG_CALLBACK, value: unsafeBitCast(MHDCallbacks.requestStarted, to: Int.self),
-                ptr_value: contextPointer),
-            MHD_OptionItem(
-                option: .NOTIFY_COMPLETED, value: unsafeBitCast(MHDCallbacks.requestCompleted, to: Int.self),
-                ptr_value: contextPointer),
-            MHD_OptionItem(
-                option: .UNESCAPE_CALLBACK, value: unsafeBitCast(MHDCallbacks.keepEscaped, to: Int.self),
-                ptr_value: nil),
+            .callback(.NOTIFY_CONNECTION, MHDCallbacks.connectionNotified, argument: contextPointer),
+            .callback(.URI_LOG_CALLBACK, MHDCallbacks.requestStarted, argument: contextPointer),
+            .callback(.NOTIFY_COMPLETED, MHDCallbacks.requestCompleted, argument: contextPointer),
+            .callback(.UNESCAPE_CALLBACK, MHDCallbacks.keepEscaped, argument: nil),
         ]
         if options.threads > 1 {
             items.append(MHD_OptionItem(option: .THREAD_POOL_SIZE, value: options.threads, ptr_value: nil))
@@ -291,5 +282,13 @@ public final class HTTPDaemon: Sendable {
         }
         let result = address.withSockaddrPointer { bind(socket, $0, $1) }
         return result == 0 ? 0 : errno
+    }
+}
+
+extension MHD_OptionItem {
+    /// A callback option. It takes two pointers, so the function goes in `value` as an intptr_t
+    /// (the MHD_OPTION_ARRAY rule) and the argument MHD passes it in `ptr_value`.
+    static func callback<Function>(_ option: MHD_OPTION, _ function: Function, argument: UnsafeMutableRawPointer?) -> MHD_OptionItem {
+        MHD_OptionItem(option: option, value: unsafeBitCast(function, to: Int.self), ptr_value: argument)
     }
 }

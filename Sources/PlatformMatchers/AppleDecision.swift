@@ -22,13 +22,4 @@ public struct AppleDecision: Sendable, Equatable {
     /// A short description of the deciding rule: a component as compact JSON with sorted keys
     /// (`{"/":"/post/*"}`), or a legacy path as written (`NOT /videos/2010/*`).
     public var rule: String
-
-    /// Creates a decision (for tests; ``AppleMatcher/decisions(for:)`` makes the real ones).
-    public init(appID: String, verdict: AppleVerdict, detailsIndex: Int, componentIndex: Int, rule: String) {
-        self.appID = appID
-        self.verdict = verdict
-        self.detailsIndex = detailsIndex
-        self.componentIndex = componentIndex
-        self.rule = rule
-    }
 }

@@ -57,20 +57,6 @@ public struct AssetLinksRejection: Error, Sendable, Equatable, CustomStringConve
     /// What to change.
     public var fix: String
 
-    /// Creates a rejection (for tests; ``AssetLinksFile``'s `parse` makes the real ones).
-    public init(
-        kind: Kind, statementIndex: Int? = nil, field: String? = nil, line: Int? = nil, column: Int? = nil,
-        problem: String, fix: String
-    ) {
-        self.kind = kind
-        self.statementIndex = statementIndex
-        self.field = field
-        self.line = line
-        self.column = column
-        self.problem = problem
-        self.fix = fix
-    }
-
     /// `Android rejects the whole assetlinks.json: <where>: <problem>. Fix: <fix>.`
     public var description: String {
         var place: [String] = []
