@@ -23,6 +23,7 @@ FENCE = re.compile(r"^(`{3,})")
 HEREDOC = re.compile(r"<<-?\s*'?\"?([A-Za-z_][A-Za-z0-9_]*)'?\"?")
 PLACEHOLDERS = {"<time>": r".+?", "<port>": r"\d+", "<hash>": r"[0-9A-Za-z]+", "<n>": r"\d+"}
 ELISION = ("...", "…")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # styles a terminal shows, not as text (curl's bold headers)
 UPDATE = os.environ.get("DOC_COMMANDS_UPDATE") == "1"
 
 
@@ -173,12 +174,17 @@ def run_block(block: Block, copy: Path, env, server):
     for n, command in enumerate(block.commands):
         text = server.ports_in(command.text) if server else command.text
         script += [f"echo '@@doc-command {n} start@@'", text, f"echo \"@@doc-command {n} end $?@@\""]
-    result = subprocess.run(["bash", "-c", "\n".join(script) + "\n"], cwd=copy, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=180)
+    script_file = copy.parent / "block.sh"
+    script_file.write_text("\n".join(script) + "\n")
+    # On a terminal, as when pasted: `script` gives bash a pseudo-terminal, so stdout is
+    # line-buffered and interleaves with stderr in the order the commands write them.
+    result = subprocess.run(["script", "-qec", f"bash {script_file}", "/dev/null"], cwd=copy, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=180)
+    printed = ANSI.sub("", result.stdout.decode(errors="replace").replace("\r", ""))
     results = []
     for n, command in enumerate(block.commands):
-        found = re.search(rf"@@doc-command {n} start@@\n(.*?)@@doc-command {n} end (\d+)@@", result.stdout, re.S)
-        assert found, f"{block.where}: the block stopped before `{command.text}` ended:\n{result.stdout}"
+        found = re.search(rf"@@doc-command {n} start@@\n(.*?)@@doc-command {n} end (\d+)@@", printed, re.S)
+        assert found, f"{block.where}: the block stopped before `{command.text}` ended:\n{printed}"
         output = found.group(1)
         if output.endswith("\n"):
             output = output[:-1]
