@@ -3,6 +3,7 @@
 
     scripts/module-table.py            rewrite the table between the markers
     scripts/module-table.py --check    exit 1 when the document differs from Package.swift
+    scripts/module-table.py --print    print the table (for a document outside the repository, such as DESIGN.md)
     scripts/module-table.py --root DIR work on another copy of the repository (the drift test)
 
 Package.swift says what each target depends on; PURPOSES below says in one line what each
@@ -127,11 +128,15 @@ def node(name):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 when the document's table differs from Package.swift")
+    parser.add_argument("--print", action="store_true", help="print the table instead of writing it")
     parser.add_argument("--root", default=str(Path(__file__).resolve().parent.parent), help="the repository (default: this script's)")
     args = parser.parse_args()
     root = Path(args.root)
     document = root / DOCUMENT
     table, missing = render(targets((root / "Package.swift").read_text()))
+    if args.print:
+        print(table)
+        return 1 if missing else 0
     text = document.read_text()
     if BEGIN not in text or END not in text:
         print(f"module-table: {DOCUMENT} has no markers; put these two lines where the table goes:\n  {BEGIN}\n  {END}", file=sys.stderr)
