@@ -2,7 +2,7 @@
 #   make run    build and serve the shipped default config (config/linkwell.json5)
 #   make test   the whole test suite: Swift unit/property tests, then live tests against the
 #               real binary with curl, nginx, Caddy and headless Chromium
-#   make fuzz   every libFuzzer harness for FUZZ_SECONDS each (docs/fuzzing.md)
+#   make fuzz   every libFuzzer harness for FUZZ_SECONDS each (docs/dev/fuzzing.md)
 #   make asan / make tsan   the Swift test suite under AddressSanitizer / ThreadSanitizer
 # run and test install missing Debian packages (and the Python test venv) first.
 
@@ -17,7 +17,7 @@ SANITIZE_TEST = SWIFT_BACKTRACE=enable=no swift test -Xswiftc -use-ld=lld
 FUZZ_BUILD = swift build --package-path fuzz/harnesses -c release --scratch-path $(CURDIR)/.build-fuzz \
 	-Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 
-.PHONY: run test deps test-deps build release unit live bench clean fuzz fuzz-build asan tsan
+.PHONY: run test deps test-deps build release unit live doc-commands bench clean fuzz fuzz-build asan tsan
 
 deps:
 	@scripts/install-deps.sh build
@@ -40,8 +40,13 @@ unit: deps
 live: test-deps build
 	.venv/bin/python -m pytest -q tests/live
 
+# The commands README.md and docs/guide/*.md show, run and compared with their output (docs/dev/testing.md).
+doc-commands: test-deps build
+	.venv/bin/python -m pytest -q tests/live/test_doc_commands.py
+
 test: test-deps
 	scripts/check-module-walls.sh
+	scripts/module-table.py --check
 	scripts/doc-coverage.py
 	swift build $(SWIFT_BUILD_FLAGS)
 	swift test $(SWIFT_BUILD_FLAGS)
@@ -53,7 +58,7 @@ fuzz-build: build
 fuzz: fuzz-build
 	fuzz/run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# The Swift test suite under each sanitizer, each in its own scratch path (docs/fuzzing.md).
+# The Swift test suite under each sanitizer, each in its own scratch path (docs/dev/fuzzing.md).
 asan: deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/fuzz/lsan.supp $(SANITIZE_TEST) --sanitize=address --scratch-path $(CURDIR)/.build-asan
 

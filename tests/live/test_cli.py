@@ -385,9 +385,9 @@ def test_exit_codes(tmp_path):
 
 
 def test_configuration_doc_states_the_server_defaults():
-    """docs/configuration.md's defaults for listen, admin and shutdownDeadlineSeconds are the binary's."""
+    """docs/reference/configuration.md's defaults for listen, admin and shutdownDeadlineSeconds are the binary's."""
     import re
-    doc = (ROOT / "docs" / "configuration.md").read_text()
+    doc = (ROOT / "docs" / "reference" / "configuration.md").read_text()
     help_text = run("serve", "--help").stdout
     listen = re.search(r"else (\S+)\)\.", help_text.split("  --listen <")[1]).group(1)
     admin = re.search(r"else (\S+)\);", help_text.split("  --admin <")[1]).group(1)

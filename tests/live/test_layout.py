@@ -1,4 +1,4 @@
-"""The module walls of docs/architecture.md, checked by scripts/check-module-walls.sh: it passes on
+"""The module walls of docs/dev/architecture.md, checked by scripts/check-module-walls.sh: it passes on
 the tree as it is, and fails (naming the file) when a walled module imports what it must not."""
 
 import shutil
