@@ -7,14 +7,14 @@ enum RoutesCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "routes",
         overview: "List every site's routes and exclusions in priority order.",
-        usage: "linkwell routes [--config <file>] [--json]",
-        options: [configOption, OptionSpec(name: "--json", valueName: nil, help: "Print as JSON.")]
+        abstract: "List the routes of every site.",
+        options: [CommonOptions.config.spec, CommonOptions.json.spec]
     )
 
     static func run(_ args: Arguments) throws -> Int32 {
-        let (validated, _) = try loadConfig(args)
+        let (validated, _) = try args.loadConfig()
         let table = validated.table
-        if args.has("--json") {
+        if args.has(CommonOptions.json) {
             Output.json(
                 table.sites.map { site -> [String: Any] in
                     [

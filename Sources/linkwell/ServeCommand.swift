@@ -8,20 +8,22 @@ import Glibc
 import MicroHTTP
 #endif
 
+extension EventLog.Format: ChoiceValue, CaseIterable {
+    public static var allCases: [EventLog.Format] { [.json, .text] }
+}
+
+extension ListenAddress: ArgumentValue {
+    init(argument: String) throws(ExpectedValue) {
+        do { self = try ListenAddress(parsing: argument) } catch { throw ExpectedValue(expected: "\(error)") }
+    }
+}
+
 enum ServeCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "serve",
         overview: "Serve the association files and landing pages of every site in the config.",
-        usage: "linkwell serve [--config <file>] [--listen <host:port> ...] [--admin <host:port>|off] [--threads <n>] [--log-format json|text] [--access-log on|off|<file>] [--watch]",
-        options: [
-            configOption,
-            OptionSpec(name: "--listen", valueName: "host:port", help: "Address to listen on: 127.0.0.1:8080, [::1]:8080, port 0 = any free port (default: server.listen, else 127.0.0.1:8080).", repeatable: true),
-            OptionSpec(name: "--admin", valueName: "host:port", help: "Admin listener for /healthz, /readyz, /metrics and the REST API /api/v1 (default: server.admin, else 127.0.0.1:9090); 'off' disables it."),
-            OptionSpec(name: "--threads", valueName: "n", help: "Polling threads per listen address (default: server.threads, else the core count)."),
-            OptionSpec(name: "--log-format", valueName: "json|text", help: "One JSON object per line (default) or text for humans."),
-            OptionSpec(name: "--access-log", valueName: "on|off|file", help: "One log line per request: on = stdout (default), off, or a file to append to (reopened on SIGUSR1, for logrotate). Buffered 64 KB / 1 s; metrics count requests either way."),
-            OptionSpec(name: "--watch", valueName: nil, help: "Reload when the config file changes (checked every second)."),
-        ],
+        abstract: "Serve the association files, landing pages and admin endpoints.",
+        options: [CommonOptions.config.spec, listen.spec, admin.spec, threads.spec, logFormat.spec, accessLog.spec, watch.spec],
         discussion: """
             The config is validated before any port opens. SIGHUP reloads it: a config that fails
             validation is logged and counted, and the running one keeps serving. SIGTERM or SIGINT
@@ -32,6 +34,42 @@ enum ServeCommand: LinkwellCommand {
             """
     )
 
+    static let listen = Option<ListenAddress>(
+        "--listen", "host:port",
+        help: "Address to listen on: 127.0.0.1:8080, [::1]:8080, port 0 = any free port (default: server.listen, else 127.0.0.1:8080).",
+        repeatable: true)
+    static let admin = Option<AdminAddress>(
+        "--admin", "host:port",
+        help: "Admin listener for /healthz, /readyz, /metrics and the REST API /api/v1 (default: server.admin, else 127.0.0.1:9090); 'off' disables it.")
+    static let threads = Option<Count>("--threads", "n", help: "Polling threads per listen address (default: server.threads, else the core count).")
+    static let logFormat = Option<EventLog.Format>("--log-format", "json|text", help: "One JSON object per line (default) or text for humans.")
+    static let accessLog = Option<AccessLogSetting>(
+        "--access-log", "on|off|file",
+        help: "One log line per request: on = stdout (default), off, or a file to append to (reopened on SIGUSR1, for logrotate). Buffered 64 KB / 1 s; metrics count requests either way.")
+    static let watch = Flag("--watch", help: "Reload when the config file changes (checked every second).")
+
+    /// `--admin host:port`, or `off`.
+    struct AdminAddress: ArgumentValue {
+        var address: ListenAddress?
+        init(argument: String) throws(ExpectedValue) {
+            if argument == "off" { address = nil; return }
+            do { address = try ListenAddress(parsing: argument) } catch { throw ExpectedValue(expected: "\(error); or 'off'") }
+        }
+    }
+
+    /// `--access-log on|off|<file>`.
+    enum AccessLogSetting: ArgumentValue {
+        case on, off, file(String)
+        init(argument: String) throws(ExpectedValue) {
+            switch argument {
+            case "on": self = .on
+            case "off": self = .off
+            case "": throw ExpectedValue(expected: "use on (stdout), off or a file path")
+            case let path: self = .file(path)
+            }
+        }
+    }
+
     static func run(_ args: Arguments) throws -> Int32 {
         // Before any daemon thread exists, so every thread inherits the mask and only sigwait sees them.
         var signals = sigset_t()
@@ -39,30 +77,12 @@ enum ServeCommand: LinkwellCommand {
         for s in [SIGTERM, SIGINT, SIGHUP, SIGUSR1] { sigaddset(&signals, s) }
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
-        guard !args.has("--help") else { return 0 }
-        let format: EventLog.Format
-        switch args.value("--log-format") ?? "json" {
-        case "json": format = .json
-        case "text": format = .text
-        case let other: throw UsageError(message: "--log-format is '\(other)'; use json or text")
-        }
-        let accessLog: Bool
+        let format = args[logFormat] ?? .json
+        let accessLogSetting = args[accessLog] ?? .on
         var accessLogDestination = AccessLog.Destination.stdout
-        switch args.value("--access-log") ?? "on" {
-        case "on": accessLog = true
-        case "off": accessLog = false
-        case "": throw UsageError(message: "--access-log is empty; use on (stdout), off or a file path")
-        case let path:
-            accessLog = true
-            accessLogDestination = .file(path)
-        }
-        var threadsOverride: Int? = nil
-        if let t = args.value("--threads") {
-            guard let n = Int(t), n >= 1 else { throw UsageError(message: "--threads is '\(t)'; give a number of at least 1") }
-            threadsOverride = n
-        }
+        if case let .file(path) = accessLogSetting { accessLogDestination = .file(path) }
         let log = EventLog(format: format)
-        let configPath = args.value("--config") ?? ConfigLoader.defaultPath()
+        let configPath = args.configPath
 
         let (loaded, report) = ServerRuntime.loadSnapshot(configPath: configPath)
         guard let snapshot = loaded else {
@@ -74,21 +94,10 @@ enum ServeCommand: LinkwellCommand {
 
         // The config's server settings (validated with it), overridden by the command line.
         var server = snapshot.server
-        server.accessLog = accessLog
-        if !args.values("--listen").isEmpty {
-            server.listen = []
-            for text in args.values("--listen") {
-                do { server.listen.append(try ListenAddress(parsing: text)) } catch { throw UsageError(message: "listen address: \(error)") }
-            }
-        }
-        if let adminText = args.value("--admin") {
-            if adminText == "off" {
-                server.admin = nil
-            } else {
-                do { server.admin = try ListenAddress(parsing: adminText) } catch { throw UsageError(message: "admin address: \(error)") }
-            }
-        }
-        if let threadsOverride { server.threads = threadsOverride }
+        if case .off = accessLogSetting { server.accessLog = false } else { server.accessLog = true }
+        if !args.all(listen).isEmpty { server.listen = args.all(listen) }
+        if let adminSetting = args[admin] { server.admin = adminSetting.address }
+        if let n = args[threads]?.value { server.threads = n }
 
         let requestLog: AccessLog?
         do { requestLog = server.accessLog ? try AccessLog(format: format, destination: accessLogDestination) : nil } catch {
@@ -130,7 +139,7 @@ enum ServeCommand: LinkwellCommand {
         for w in snapshot.assets.warnings { log.event("warning", [("message", .string(w))]) }
         runtime.startLinkRefresher()
 
-        if args.has("--watch") {
+        if args.has(watch) {
             let watched = configPath
             Thread.detachNewThread {
                 var last = ConfigWatcher.fingerprint(watched)

@@ -10,22 +10,24 @@ enum VerifyCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "verify",
         overview: "Say what iOS or Android would do with an association file (yours or anyone's) for some URLs.",
-        usage: """
-            linkwell verify --aasa <file> <url> ... [--json]
-                   linkwell verify --assetlinks <file> --package <name> [--cert <fingerprint> ...] [--host <host>] [<url> ...] [--android15] [--json]
-            """,
-        arguments: [("<url>", "URLs exactly as a browser would send them.")],
-        options: [
-            OptionSpec(name: "--aasa", valueName: "file", help: "An apple-app-site-association file: prints match, block or nothing per app ID."),
-            OptionSpec(name: "--assetlinks", valueName: "file", help: "An assetlinks.json file: parse result, verification, and per URL whether the app handles it."),
-            OptionSpec(name: "--package", valueName: "name", help: "With --assetlinks: the Android package to verify."),
-            OptionSpec(name: "--cert", valueName: "fingerprint", help: "With --assetlinks: the app's SHA-256 signing fingerprint.", repeatable: true),
-            OptionSpec(name: "--host", valueName: "host", help: "With --assetlinks: the host the file is served on (like swcutil's -d); a URL on another host is not handled."),
-            OptionSpec(name: "--android15", valueName: nil, help: "Use Android 15's dynamic-rule parser instead of Android 16's."),
-            OptionSpec(name: "--json", valueName: nil, help: "Print as JSON."),
-        ],
-        discussion: "Exit status: 0 when the file parses, 1 when the platform would reject it, 64 on usage errors."
+        abstract: "Run the Apple or Android matcher on any association file (swcutil stand-in).",
+        arguments: [ArgumentSpec(name: "<url>", help: "URLs exactly as a browser would send them.", arity: .repeating)],
+        options: [aasa.spec, assetlinks.spec, package.spec, cert.spec, host.spec, android15.spec, CommonOptions.json.spec],
+        discussion: """
+            Examples:
+              linkwell verify --aasa <file> <url> ... [--json]
+              linkwell verify --assetlinks <file> --package <name> [--cert <fingerprint> ...] [--host <host>] [<url> ...] [--android15] [--json]
+            Exit status: 0 when the file parses, 1 when the platform would reject it, 64 on usage errors.
+            """
     )
+    static let aasa = Option<Path>("--aasa", "file", help: "An apple-app-site-association file: prints match, block or nothing per app ID.")
+    static let assetlinks = Option<Path>(
+        "--assetlinks", "file", help: "An assetlinks.json file: parse result, verification, and per URL whether the app handles it.")
+    static let package = Option<String>("--package", "name", help: "With --assetlinks: the Android package to verify.")
+    static let cert = Option<String>("--cert", "fingerprint", help: "With --assetlinks: the app's SHA-256 signing fingerprint.", repeatable: true)
+    static let host = Option<String>(
+        "--host", "host", help: "With --assetlinks: the host the file is served on (like swcutil's -d); a URL on another host is not handled.")
+    static let android15 = Flag("--android15", help: "Use Android 15's dynamic-rule parser instead of Android 16's.")
 
     static func read(_ path: String) throws -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -36,7 +38,7 @@ enum VerifyCommand: LinkwellCommand {
     }
 
     static func run(_ args: Arguments) throws -> Int32 {
-        switch (args.value("--aasa"), args.value("--assetlinks")) {
+        switch (args[aasa]?.path, args[assetlinks]?.path) {
         case let (aasa?, nil): return try runAASA(path: aasa, args)
         case let (nil, links?): return try runAssetLinks(path: links, args)
         default: throw UsageError(message: "give exactly one of --aasa FILE or --assetlinks FILE")
@@ -50,7 +52,7 @@ enum VerifyCommand: LinkwellCommand {
         do {
             matcher = try AppleMatcher(aasa: try JSONValue.parse(bytes))
         } catch {
-            if args.has("--json") {
+            if args.has(CommonOptions.json) {
                 Output.json(["file": path, "valid": false, "error": "\(error)"])
             } else {
                 Output.err("Error: \(path): iOS would not use this file: \(error)")
@@ -65,10 +67,10 @@ enum VerifyCommand: LinkwellCommand {
                 warnings.append("app ID '\(id)': the team ID '\(team)' is not 10 characters of A–Z and 0–9, so no real app can match it")
             }
         }
-        if !args.has("--json") { for w in warnings { Output.note("warning: \(w)") } }
+        if !args.has(CommonOptions.json) { for w in warnings { Output.note("warning: \(w)") } }
         for url in args.positional {
             let decisions = matcher.decisions(for: url)
-            if args.has("--json") {
+            if args.has(CommonOptions.json) {
                 results.append([
                     "url": url,
                     "apps": decisions.map { ["appID": $0.appID, "verdict": $0.verdict.rawValue, "detailsIndex": $0.detailsIndex, "componentIndex": $0.componentIndex, "rule": $0.rule] },
@@ -81,16 +83,16 @@ enum VerifyCommand: LinkwellCommand {
                 }
             }
         }
-        if args.has("--json") { Output.json(["file": path, "valid": true, "warnings": warnings, "results": results]) }
+        if args.has(CommonOptions.json) { Output.json(["file": path, "valid": true, "warnings": warnings, "results": results]) }
         return 0
     }
 
     static func runAssetLinks(path: String, _ args: Arguments) throws -> Int32 {
-        guard let package = args.value("--package") else { throw UsageError(message: "--assetlinks needs --package NAME") }
-        let certs = args.values("--cert")
+        guard let package = args[package] else { throw UsageError(message: "--assetlinks needs --package NAME") }
+        let certs = args.all(cert)
         let bytes = try read(path)
-        let generation: AndroidParserGeneration = args.has("--android15") ? .android15 : .android16
-        let json = args.has("--json")
+        let generation: AndroidParserGeneration = args.has(android15) ? .android15 : .android16
+        let json = args.has(CommonOptions.json)
         switch AssetLinksFile.parse(bytes, generation: generation) {
         case let .failure(rejection):
             if json {
@@ -108,7 +110,7 @@ enum VerifyCommand: LinkwellCommand {
                 Output.out("\(package)\(certs.isEmpty ? "" : " with \(certs.count) certificate(s)"): \(verified ? "verified" : "NOT verified")")
                 if !verified && certs.isEmpty { Output.out("  (give the app's signing fingerprint with --cert to verify it)") }
             }
-            let host = args.value("--host").map { $0.lowercased() }
+            let host = args[host].map { $0.lowercased() }
             for url in args.positional {
                 if let host, let urlHost = URLParts(url)?.host, urlHost != host {
                     // Android checks a link against the file of the link's own host only.
