@@ -72,18 +72,9 @@ enum ServeCommand: LinkwellCommand {
 
     static func run(_ args: Arguments) throws -> Int32 {
         // Before any daemon thread exists, so every thread inherits the mask and only sigwait sees them.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        for s in [SIGTERM, SIGINT, SIGHUP, SIGUSR1] { sigaddset(&signals, s) }
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
-
-        let format = args[logFormat] ?? .json
-        let accessLogSetting = args[accessLog] ?? .on
-        var accessLogDestination = AccessLog.Destination.stdout
-        if case let .file(path) = accessLogSetting { accessLogDestination = .file(path) }
-        let log = EventLog(format: format)
+        let signals = ServerProcess.blockSignals()
+        let log = EventLog(format: args[logFormat] ?? .json)
         let configPath = args.configPath
-
         let (loaded, report) = ServerRuntime.loadSnapshot(configPath: configPath)
         guard let snapshot = loaded else {
             for d in report.errors { Output.err("Error: \(d)") }
@@ -94,148 +85,28 @@ enum ServeCommand: LinkwellCommand {
 
         // The config's server settings (validated with it), overridden by the command line.
         var server = snapshot.server
-        if case .off = accessLogSetting { server.accessLog = false } else { server.accessLog = true }
+        var accessLogDestination = AccessLog.Destination.stdout
+        switch args[accessLog] ?? .on {
+        case .on: server.accessLog = true
+        case .off: server.accessLog = false
+        case let .file(path):
+            server.accessLog = true
+            accessLogDestination = .file(path)
+        }
         if !args.all(listen).isEmpty { server.listen = args.all(listen) }
         if let adminSetting = args[admin] { server.admin = adminSetting.address }
         if let n = args[threads]?.value { server.threads = n }
 
-        let requestLog: AccessLog?
-        do { requestLog = server.accessLog ? try AccessLog(format: format, destination: accessLogDestination) : nil } catch {
-            Output.err("Error: \(error)")
-            return 1
-        }
-        let clicks = ClickRecorder(settings: ClickRecorder.Settings(snapshot: snapshot, configPath: configPath), log: log)
-        let runtime = ServerRuntime(configPath: configPath, initial: snapshot, version: LinkwellVersion.string, log: log,
-                                    accessLog: server.accessLog, accessLogWriter: requestLog, clicks: clicks)
-        clicks.start()
-        if let requestLog { runtime.metrics.attach(accessLogDropped: { requestLog.dropped }) }
-        let logger: @Sendable (String) -> Void = { message in log.event("httpd", [("message", .string(message))]) }
-
-        let daemon: HTTPDaemon
-        var admin: HTTPDaemon? = nil
+        let process: ServerProcess
         do {
-            daemon = try HTTPDaemon(
-                options: server.daemonOptions(logger: logger, onConnectionEvent: { runtime.connectionEvent($0) }),
-                handler: runtime.handler, onRequestCompleted: { runtime.requestCompleted($0) })
-            let publicDaemon = daemon
-            runtime.attach(connectionStatistics: { publicDaemon.connectionStatistics() })
-            if let adminOptions = server.adminDaemonOptions(logger: logger, onConnectionEvent: { runtime.connectionEvent($0, listener: "admin") }) {
-                admin = try HTTPDaemon(options: adminOptions, handler: runtime.adminHandler, onRequestCompleted: { runtime.adminRequestCompleted($0) })
-            }
+            process = try ServerProcess(
+                configPath: configPath, snapshot: snapshot, server: server, log: log,
+                accessLogDestination: accessLogDestination, version: LinkwellVersion.string, signals: signals)
         } catch {
             Output.err("Error: \(error)")
             return 1
         }
-
-        log.event("listening", [
-            ("addresses", .strings(daemon.boundAddresses.map(\.description))),
-            ("admin", admin.map { .string($0.boundAddresses[0].description) }),
-            ("sites", .strings(snapshot.sites.map(\.name))),
-            ("config", .string(configPath)),
-            ("public", snapshot.publicDirectory.map { .string($0) }),
-            ("static_assets", .int(snapshot.assets.responses.count)),
-            ("version", .string(LinkwellVersion.string)),
-        ])
-        for w in snapshot.assets.warnings { log.event("warning", [("message", .string(w))]) }
-        runtime.startLinkRefresher()
-
-        if args.has(watch) {
-            let watched = configPath
-            Thread.detachNewThread {
-                var last = ConfigWatcher.fingerprint(watched)
-                while true {
-                    sleep(1)
-                    let now = ConfigWatcher.fingerprint(watched)
-                    if now != last, now != nil {
-                        last = now
-                        runtime.reload(reason: "watch")
-                    }
-                }
-            }
-        }
-
-        while true {
-            var received: Int32 = 0
-            guard sigwait(&signals, &received) == 0 else { continue }
-            if received == SIGUSR1 {
-                if let error = requestLog?.reopen() {
-                    log.event("access_log_reopen_failed", [("message", .string(error.description))])
-                } else if case let .file(path)? = requestLog?.destination {
-                    log.event("access_log_reopened", [("path", .string(path))])
-                }
-                continue
-            }
-            if received == SIGHUP {
-                requestLog?.flush()
-                clicks.flush()  // to the database of the config counted under
-                runtime.reload(reason: "SIGHUP")
-                continue
-            }
-            // The deadline of the config serving now (a reload may have changed it).
-            let deadline = runtime.snapshot.server.shutdownDeadlineSeconds
-            let signalName = received == SIGTERM ? "SIGTERM" : "SIGINT"
-            log.event("shutting_down", [
-                ("signal", .string(signalName)),
-                ("in_flight", .int(daemon.inFlightRequests())), ("connections", .int(daemon.activeConnections())),
-                ("admin_in_flight", admin.map { .int($0.inFlightRequests()) }),
-                ("deadline_seconds", .double(deadline)),
-            ])
-            // Drain on another thread, so a second signal here can cut it short.
-            let stopping = daemon
-            let adminDaemon = admin
-            Thread.detachNewThread {
-                // Both listeners under one deadline: an API write in flight is finished and
-                // answered, or (past the deadline, before its handler ran) answered 503 undone.
-                let result = HTTPDaemon.shutdown([stopping] + (adminDaemon.map { [$0] } ?? []),
-                                                 gracePeriod: .milliseconds(Int(max(0, deadline) * 1000)))
-                var fields: [(String, EventLog.Value?)] = [("drained", .bool(result.drained))]
-                if !result.drained {
-                    fields.append(("cut_requests", .int(result.cutRequests)))
-                    fields.append(("cut_connections", .int(result.cutConnections)))
-                    if result.cutAnswers > 0 { fields.append(("cut_answers", .int(result.cutAnswers))) }
-                }
-                requestLog?.flush()
-                finalFlush(clicks, log: log)
-                log.event("stopped", fields)
-                exit(0)
-            }
-            while true {
-                var again: Int32 = 0
-                guard sigwait(&signals, &again) == 0, again != SIGHUP, again != SIGUSR1 else { continue }  // no reload while stopping
-                requestLog?.flush()
-                finalFlush(clicks, log: log)
-                log.event("stopped", [
-                    ("drained", .bool(false)), ("forced", .bool(true)), ("signal", .string(again == SIGTERM ? "SIGTERM" : "SIGINT")),
-                    ("cut_requests", .int(stopping.inFlightRequests())), ("cut_connections", .int(stopping.activeConnections())),
-                ])
-                exit(1)
-            }
-        }
-    }
-}
-
-/// The last click flush before exit: retried for a few seconds; what cannot be written is logged.
-func finalFlush(_ clicks: ClickRecorder, log: EventLog) {
-    if case let .failed(pending) = clicks.flush(attempts: 5) {
-        log.event("clicks_lost", [
-            ("clicks", .int(pending)), ("database", .string(clicks.currentSettings.databaseName)),
-            ("message", .string("the link database could not be written before exit (see clicks_flush_failed); these counts are lost")),
-        ])
-    }
-}
-
-/// What identifies a version of the config file: modification time, size and inode.
-enum ConfigWatcher {
-    struct Fingerprint: Equatable {
-        var seconds: Int
-        var nanoseconds: Int
-        var size: Int
-        var inode: UInt
-    }
-
-    static func fingerprint(_ path: String) -> Fingerprint? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Fingerprint(seconds: Int(info.st_mtim.tv_sec), nanoseconds: Int(info.st_mtim.tv_nsec), size: Int(info.st_size), inode: UInt(info.st_ino))
+        if args.has(watch) { process.watchConfig() }
+        process.run()
     }
 }
