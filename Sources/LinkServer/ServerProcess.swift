@@ -19,13 +19,16 @@ public final class ServerProcess {
         return signals
     }
 
+    /// The config file: reloaded on SIGHUP, watched with `watchConfig()`.
     let configPath: String
     let runtime: ServerRuntime
     let log: EventLog
+    /// The access log (nil when off): flushed before a reload and at exit, reopened on SIGUSR1.
     let requestLog: AccessLog?
+    /// Click counts, flushed before a reload and at exit.
     let clicks: ClickRecorder
-    let daemon: HTTPDaemon
-    let admin: HTTPDaemon?
+    /// The public listener and the admin one (nil when `admin` is off).
+    let daemon: HTTPDaemon, admin: HTTPDaemon?
     var signals: sigset_t
 
     /// Opens the listeners of `server` (the config's settings with the command line's overrides).

@@ -315,7 +315,6 @@ enum Output {
 
 /// Exit statuses (sysexits.h where one applies), as the README's table lists them.
 enum ExitCode {
-    static let ok: Int32 = 0
     /// Findings or errors: a config error, a failed check, a link that cannot be built.
     static let failure: Int32 = 1
     /// The command line is wrong.
