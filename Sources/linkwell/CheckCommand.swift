@@ -35,7 +35,7 @@ enum CheckCommand: LinkwellCommand {
             report.explainBrowser(userAgent: ua, table: table, acceptLanguage: args[acceptLanguage], landing: landing)
         }
         if args.has(CommonOptions.json) {
-            Output.json(report.json)
+            Output.jsonObject(report.json)
         } else {
             Output.out(report.text)
         }

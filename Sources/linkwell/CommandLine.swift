@@ -305,11 +305,35 @@ enum Output {
         }.joined(separator: "\n")
     }
 
-    static func json(_ value: Any) {
+    /// A result as pretty-printed JSON with sorted keys on stdout.
+    static func json<T: Encodable>(_ value: T) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            FileHandle.standardOutput.write(try encoder.encode(value))
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        } catch {
+            err("Error: cannot write the result as JSON: \(error)")
+        }
+    }
+
+    static func jsonObject(_ value: Any) {
         if let data = try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) {
             FileHandle.standardOutput.write(data)
             FileHandle.standardOutput.write(Data("\n".utf8))
         }
+    }
+}
+
+/// An optional value written as JSON `null` when absent (instead of leaving the key out).
+struct Nullable<Wrapped: Encodable>: Encodable {
+    var value: Wrapped?
+
+    init(_ value: Wrapped?) { self.value = value }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        if let value { try c.encode(value) } else { try c.encodeNil() }
     }
 }
 

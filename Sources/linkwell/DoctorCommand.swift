@@ -74,7 +74,7 @@ enum DoctorCommand: LinkwellCommand {
         doctor.run(urlHost: base.host, onlySite: args[Self.site])
         let device = doctor.deviceCommands(onlySite: args[Self.site])
         if args.has(json) {
-            Output.json([
+            Output.jsonObject([
                 "checks": doctor.checks, "appleCDN": doctor.cdnReports, "google": doctor.googleReports,
                 "deviceCommands": device.map { ["platform": $0.platform, "command": $0.command, "why": $0.why] },
                 "passed": doctor.passed, "warnings": doctor.warnings, "failed": doctor.failed,

@@ -34,17 +34,19 @@ enum HealthcheckCommand: LinkwellCommand {
         let path = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?" + $0 } ?? "")
         let outcome = get(host: url.host, port: url.port ?? 80, path: path, timeout: seconds)
         if args.has(json) {
-            var o: [String: Any] = ["url": text]
-            switch outcome {
-            case let .success(status):
-                o["status"] = status
-                o["healthy"] = (200..<300).contains(status)
-            case let .failure(message):
-                o["healthy"] = false
-                o["error"] = message
+            struct Verdict: Encodable {
+                var url: String
+                var healthy: Bool
+                var status: Int?
+                var error: String?
             }
-            Output.json(o)
-            return o["healthy"] as? Bool == true ? 0 : 1
+            let verdict: Verdict
+            switch outcome {
+            case let .success(status): verdict = Verdict(url: text, healthy: (200..<300).contains(status), status: status)
+            case let .failure(message): verdict = Verdict(url: text, healthy: false, error: message)
+            }
+            Output.json(verdict)
+            return verdict.healthy ? 0 : 1
         }
         switch outcome {
         case let .success(status) where (200..<300).contains(status):

@@ -69,10 +69,14 @@ enum LinkCommand: LinkwellCommand {
         }
         if args.has(json) {
             let match = table.resolve(link).match
-            Output.json([
-                "url": link, "site": site.name, "route": route, "parameters": params,
-                "ios": match?.iosAppIDs ?? [], "android": match?.androidPackages ?? [],
-            ] as [String: Any])
+            struct Built: Encodable {
+                var url, site, route: String
+                var parameters: [String: String]
+                var ios, android: [String]
+            }
+            Output.json(Built(
+                url: link, site: site.name, route: route, parameters: params,
+                ios: match?.iosAppIDs ?? [], android: match?.androidPackages ?? []))
         } else {
             Output.out(link)
         }

@@ -119,7 +119,7 @@ enum LinksCommand {
             let site = try args[CommonOptions.site].map { try resolveSite($0, table: table).name }
             let links = try store.links(site: site)
             if args.has(CommonOptions.json) {
-                Output.json(links.map { json($0, table: table) })
+                Output.jsonObject(links.map { json($0, table: table) })
             } else if links.isEmpty {
                 Output.out("No short links\(site.map { " on site '\($0)'" } ?? "") in \(store.path). Add one: linkwell links add --target <url>")
             } else {
@@ -141,20 +141,20 @@ enum LinksCommand {
             let asJSON = args.has(CommonOptions.json)
             switch action {
             case "show":
-                if asJSON { Output.json(json(link, table: table)) } else { printDetails(link, table: table) }
+                if asJSON { Output.jsonObject(json(link, table: table)) } else { printDetails(link, table: table) }
             case "disable":
                 try store.setDisabled(true, site: site.name, code: code)
                 let updated = try store.link(site: site.name, code: code) ?? link
-                if asJSON { Output.json(json(updated, table: table)) } else {
+                if asJSON { Output.jsonObject(json(updated, table: table)) } else {
                     Output.out("Disabled \(url(link, table: table)); the code stays taken ('links delete \(code)' frees it).")
                 }
             case "enable":
                 try store.setDisabled(false, site: site.name, code: code)
                 let updated = try store.link(site: site.name, code: code) ?? link
-                if asJSON { Output.json(json(updated, table: table)) } else { Output.out("Enabled \(url(link, table: table)) (\(describe(link, table: table))).") }
+                if asJSON { Output.jsonObject(json(updated, table: table)) } else { Output.out("Enabled \(url(link, table: table)) (\(describe(link, table: table))).") }
             default:
                 try store.delete(site: site.name, code: code)
-                if asJSON { Output.json(["deleted": json(link, table: table)]) } else { Output.out("Deleted \(url(link, table: table)).") }
+                if asJSON { Output.jsonObject(["deleted": json(link, table: table)]) } else { Output.out("Deleted \(url(link, table: table)).") }
             }
             return 0
         }
@@ -183,7 +183,7 @@ enum LinksCommand {
                 link = created[0]
             }
             if args.has(CommonOptions.json) {
-                Output.json(json(link, table: table))
+                Output.jsonObject(json(link, table: table))
             } else {
                 Output.out("Added \(url(link, table: table)) → \(target) (\(describe(link, table: table)))")
             }

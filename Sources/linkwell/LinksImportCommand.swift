@@ -55,7 +55,7 @@ enum LinksImportCommand {
         }
         let outcome = try store.apply(plan, dryRun: dryRun)
         if args.has(CommonOptions.json) {
-            Output.json(report(plan, outcome, source: source, dryRun: dryRun, table: table))
+            Output.jsonObject(report(plan, outcome, source: source, dryRun: dryRun, table: table))
         } else {
             printReport(plan, outcome, source: source, dryRun: dryRun, site: site, table: table)
         }

@@ -57,7 +57,7 @@ enum TokensCommand {
         return try withStore(args) { store in
             let (token, secret) = try store.createToken(name: args[name])
             if args.has(CommonOptions.json) {
-                Output.json(["name": token.name, "token": secret, "createdAt": ShortLink.iso(token.createdAt)])
+                Output.jsonObject(["name": token.name, "token": secret, "createdAt": ShortLink.iso(token.createdAt)])
             } else {
                 Output.out(secret)
                 Output.err("Created token '\(token.name)' in \(store.path). It is shown only now: store it in your secret manager. Use it as 'Authorization: Bearer <token>'; 'linkwell tokens revoke \(token.name)' refuses it.")
@@ -70,7 +70,7 @@ enum TokensCommand {
         return try withStore(args) { store in
             let tokens = try store.tokens()
             if args.has(CommonOptions.json) {
-                Output.json(tokens.map { t -> [String: Any] in
+                Output.jsonObject(tokens.map { t -> [String: Any] in
                     ["name": t.name, "createdAt": ShortLink.iso(t.createdAt), "lastUsedAt": t.lastUsedAt.map(ShortLink.iso) ?? NSNull(), "revoked": t.revoked]
                 })
             } else if tokens.isEmpty {

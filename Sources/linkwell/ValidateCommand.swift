@@ -5,6 +5,36 @@ import Foundation
 import LinkRouting
 import LinkServer
 
+/// `validate --json`: the findings and the platform limits.
+struct ValidationResult: Encodable {
+    struct Finding: Encodable {
+        var severity, path, message: String
+        var value, fix: String?
+    }
+
+    struct Limit: Encodable {
+        var path, platform, limit, summary, message, example, note: String
+        var routes: [String]
+        var sampleLinks: Int
+    }
+
+    var file: String
+    var valid: Bool
+    var diagnostics: [Finding]
+    var limits: [Limit]
+
+    init(file: String, report: ValidationReport) {
+        self.file = file
+        valid = report.errors.isEmpty
+        diagnostics = report.diagnostics.map { d in Finding(severity: d.severity.rawValue, path: d.path, message: d.message, value: d.value, fix: d.fix) }
+        limits = report.limits.map { l in
+            Limit(
+                path: "sites[\(l.site)].routes", platform: l.platform, limit: l.limit.rawValue, summary: l.limit.summary,
+                message: l.limit.explanation, example: l.example, note: l.limit.fix, routes: l.routes, sampleLinks: l.count)
+        }
+    }
+}
+
 enum ValidateCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "validate",
@@ -34,22 +64,7 @@ enum ValidateCommand: LinkwellCommand {
             report.diagnostics += ValidateLinks.diagnostics(table: table, configPath: path).map { $0.withFile(path) }
         }
         if args.has(json) {
-            Output.json([
-                "file": path,
-                "valid": report.errors.isEmpty,
-                "diagnostics": report.diagnostics.map { d -> [String: Any] in
-                    var o: [String: Any] = ["severity": d.severity.rawValue, "path": d.path, "message": d.message]
-                    if let v = d.value { o["value"] = v }
-                    if let f = d.fix { o["fix"] = f }
-                    return o
-                },
-                "limits": report.limits.map { l -> [String: Any] in
-                    [
-                        "path": "sites[\(l.site)].routes", "platform": l.platform, "limit": l.limit.rawValue, "summary": l.limit.summary,
-                        "message": l.limit.explanation, "example": l.example, "routes": l.routes, "sampleLinks": l.count, "note": l.limit.fix,
-                    ]
-                },
-            ])
+            Output.json(ValidationResult(file: path, report: report))
             return report.errors.isEmpty ? 0 : 1
         }
         for d in report.diagnostics {

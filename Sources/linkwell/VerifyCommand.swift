@@ -53,7 +53,7 @@ enum VerifyCommand: LinkwellCommand {
             matcher = try AppleMatcher(aasa: try JSONValue.parse(bytes))
         } catch {
             if args.has(CommonOptions.json) {
-                Output.json(["file": path, "valid": false, "error": "\(error)"])
+                Output.jsonObject(["file": path, "valid": false, "error": "\(error)"])
             } else {
                 Output.err("Error: \(path): iOS would not use this file: \(error)")
             }
@@ -83,7 +83,7 @@ enum VerifyCommand: LinkwellCommand {
                 }
             }
         }
-        if args.has(CommonOptions.json) { Output.json(["file": path, "valid": true, "warnings": warnings, "results": results]) }
+        if args.has(CommonOptions.json) { Output.jsonObject(["file": path, "valid": true, "warnings": warnings, "results": results]) }
         return 0
     }
 
@@ -96,7 +96,7 @@ enum VerifyCommand: LinkwellCommand {
         switch AssetLinksFile.parse(bytes, generation: generation) {
         case let .failure(rejection):
             if json {
-                Output.json(["file": path, "parser": generation.rawValue, "parse": "rejected", "reason": rejection.description, "verified": false])
+                Output.jsonObject(["file": path, "parser": generation.rawValue, "parse": "rejected", "reason": rejection.description, "verified": false])
             } else {
                 Output.out("\(path): REJECTED — Android ignores the whole file: \(rejection)")
             }
@@ -137,7 +137,7 @@ enum VerifyCommand: LinkwellCommand {
                     Output.out("  \(url): not handled (package not verified)")
                 }
             }
-            if json { Output.json(["file": path, "parser": generation.rawValue, "parse": "ok", "verified": verified, "results": results]) }
+            if json { Output.jsonObject(["file": path, "parser": generation.rawValue, "parse": "ok", "verified": verified, "results": results]) }
             return 0
         }
     }
