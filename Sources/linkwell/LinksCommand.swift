@@ -7,6 +7,39 @@ import LinkRouting
 import LinkStore
 import LinkwellJSON
 
+/// A JSONValue (the admin API's link form) in `--json` output: numbers as whole numbers where
+/// they are, a repeated key's last value.
+extension JSONValue: Encodable {
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case let .object(members):
+            var c = encoder.container(keyedBy: Key.self)
+            for (key, value) in Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last }) {
+                try c.encode(value, forKey: Key(stringValue: key))
+            }
+        case let .array(items):
+            var c = encoder.unkeyedContainer()
+            for item in items { try c.encode(item) }
+        default:
+            var c = encoder.singleValueContainer()
+            switch self {
+            case .null: try c.encodeNil()
+            case let .bool(b): try c.encode(b)
+            case let .number(n): if let i = Int(n) { try c.encode(i) } else { try c.encode(Double(n) ?? 0) }
+            case let .string(s): try c.encode(s)
+            default: break
+            }
+        }
+    }
+}
+
 extension LinkFile.Format: ChoiceValue {}
 extension ArchivedPolicy: ChoiceValue {}
 
@@ -119,7 +152,7 @@ enum LinksCommand {
             let site = try args[CommonOptions.site].map { try resolveSite($0, table: table).name }
             let links = try store.links(site: site)
             if args.has(CommonOptions.json) {
-                Output.jsonObject(links.map { json($0, table: table) })
+                Output.json(links.map { $0.json(table: table) })
             } else if links.isEmpty {
                 Output.out("No short links\(site.map { " on site '\($0)'" } ?? "") in \(store.path). Add one: linkwell links add --target <url>")
             } else {
@@ -141,20 +174,20 @@ enum LinksCommand {
             let asJSON = args.has(CommonOptions.json)
             switch action {
             case "show":
-                if asJSON { Output.jsonObject(json(link, table: table)) } else { printDetails(link, table: table) }
+                if asJSON { Output.json(link.json(table: table)) } else { printDetails(link, table: table) }
             case "disable":
                 try store.setDisabled(true, site: site.name, code: code)
                 let updated = try store.link(site: site.name, code: code) ?? link
-                if asJSON { Output.jsonObject(json(updated, table: table)) } else {
+                if asJSON { Output.json(updated.json(table: table)) } else {
                     Output.out("Disabled \(url(link, table: table)); the code stays taken ('links delete \(code)' frees it).")
                 }
             case "enable":
                 try store.setDisabled(false, site: site.name, code: code)
                 let updated = try store.link(site: site.name, code: code) ?? link
-                if asJSON { Output.jsonObject(json(updated, table: table)) } else { Output.out("Enabled \(url(link, table: table)) (\(describe(link, table: table))).") }
+                if asJSON { Output.json(updated.json(table: table)) } else { Output.out("Enabled \(url(link, table: table)) (\(describe(link, table: table))).") }
             default:
                 try store.delete(site: site.name, code: code)
-                if asJSON { Output.jsonObject(["deleted": json(link, table: table)]) } else { Output.out("Deleted \(url(link, table: table)).") }
+                if asJSON { Output.json(["deleted": link.json(table: table)]) } else { Output.out("Deleted \(url(link, table: table)).") }
             }
             return 0
         }
@@ -183,7 +216,7 @@ enum LinksCommand {
                 link = created[0]
             }
             if args.has(CommonOptions.json) {
-                Output.jsonObject(json(link, table: table))
+                Output.json(link.json(table: table))
             } else {
                 Output.out("Added \(url(link, table: table)) → \(target) (\(describe(link, table: table)))")
             }
@@ -230,22 +263,6 @@ enum LinksCommand {
 
     static func iso(_ d: Date) -> String { ShortLink.iso(d) }
 
-    /// The link as the admin API shows it (`ShortLink.json(table:)`), for `Output.json`.
-    static func json(_ link: ShortLink, table: RouteTable) -> [String: Any] {
-        foundation(link.json(table: table)) as? [String: Any] ?? [:]
-    }
-
-    /// A JSONValue as Foundation objects (JSONSerialization's input).
-    static func foundation(_ value: JSONValue) -> Any {
-        switch value {
-        case .null: return NSNull()
-        case let .bool(b): return b
-        case let .number(n): return Int(n) ?? Double(n) ?? 0
-        case let .string(s): return s
-        case let .array(a): return a.map(foundation)
-        case let .object(o): return Dictionary(o.map { ($0.key, foundation($0.value)) }, uniquingKeysWith: { _, last in last })
-        }
-    }
 
     static func printTable(_ links: [ShortLink]) {
         var rows: [[String]] = [["SITE", "CODE", "STATUS", "TARGET"]]

@@ -55,7 +55,7 @@ enum LinksImportCommand {
         }
         let outcome = try store.apply(plan, dryRun: dryRun)
         if args.has(CommonOptions.json) {
-            Output.jsonObject(report(plan, outcome, source: source, dryRun: dryRun, table: table))
+            Output.json(report(plan, outcome, source: source, dryRun: dryRun, table: table))
         } else {
             printReport(plan, outcome, source: source, dryRun: dryRun, site: site, table: table)
         }
@@ -151,21 +151,48 @@ enum LinksImportCommand {
         if count > listLimit { Output.out("  … and \(count - listLimit) more (--json lists all)") }
     }
 
-    static func report(_ plan: ImportPlan, _ outcome: ImportOutcome, source: String, dryRun: Bool, table: RouteTable) -> [String: Any] {
-        func rows(_ list: [ImportRow]) -> [[String: Any]] {
+    /// `links import --json`: every row's fate.
+    struct Report: Encodable {
+        struct Row: Encodable {
+            var row: Int
+            var code, site, url, target: String
+            var route: Nullable<String>
+            var opensApp, disabled: Bool
+        }
+
+        struct Skipped: Encodable {
+            var row: Int
+            var code, reason: String
+        }
+
+        struct Failure: Encodable {
+            var row, line: Int
+            var column: Nullable<String>
+            var message, fix: String
+        }
+
+        var file: String
+        var dryRun: Bool
+        var rows: Int
+        var imported, updated, unchanged: [Row]
+        var skipped: [Skipped]
+        var errors: [Failure]
+        var ignoredColumns: [String]
+    }
+
+    static func report(_ plan: ImportPlan, _ outcome: ImportOutcome, source: String, dryRun: Bool, table: RouteTable) -> Report {
+        func rows(_ list: [ImportRow]) -> [Report.Row] {
             list.map { r in
-                ["row": r.row, "code": r.link.code, "site": r.link.site, "url": shortURL(r.link, table: table), "target": r.link.target,
-                 "route": r.route.map { $0 as Any } ?? NSNull(), "opensApp": r.route != nil, "disabled": r.link.disabled]
+                Report.Row(
+                    row: r.row, code: r.link.code, site: r.link.site, url: shortURL(r.link, table: table), target: r.link.target,
+                    route: Nullable(r.route), opensApp: r.route != nil, disabled: r.link.disabled)
             }
         }
-        return [
-            "file": source, "dryRun": dryRun, "rows": plan.recordCount,
-            "imported": rows(outcome.imported), "updated": rows(outcome.updated), "unchanged": rows(outcome.unchanged),
-            "skipped": plan.skipped.map { ["row": $0.row, "code": $0.code, "reason": $0.reason] },
-            "errors": plan.errors.map { e -> [String: Any] in
-                ["row": e.row, "line": e.line, "column": e.column.map { $0 as Any } ?? NSNull(), "message": e.message, "fix": e.fix]
-            },
-            "ignoredColumns": plan.ignoredColumns,
-        ]
+        return Report(
+            file: source, dryRun: dryRun, rows: plan.recordCount,
+            imported: rows(outcome.imported), updated: rows(outcome.updated), unchanged: rows(outcome.unchanged),
+            skipped: plan.skipped.map { Report.Skipped(row: $0.row, code: $0.code, reason: $0.reason) },
+            errors: plan.errors.map { e in Report.Failure(row: e.row, line: e.line, column: Nullable(e.column), message: e.message, fix: e.fix) },
+            ignoredColumns: plan.ignoredColumns)
     }
 }

@@ -57,7 +57,7 @@ enum TokensCommand {
         return try withStore(args) { store in
             let (token, secret) = try store.createToken(name: args[name])
             if args.has(CommonOptions.json) {
-                Output.jsonObject(["name": token.name, "token": secret, "createdAt": ShortLink.iso(token.createdAt)])
+                Output.json(["name": token.name, "token": secret, "createdAt": ShortLink.iso(token.createdAt)])
             } else {
                 Output.out(secret)
                 Output.err("Created token '\(token.name)' in \(store.path). It is shown only now: store it in your secret manager. Use it as 'Authorization: Bearer <token>'; 'linkwell tokens revoke \(token.name)' refuses it.")
@@ -70,8 +70,13 @@ enum TokensCommand {
         return try withStore(args) { store in
             let tokens = try store.tokens()
             if args.has(CommonOptions.json) {
-                Output.jsonObject(tokens.map { t -> [String: Any] in
-                    ["name": t.name, "createdAt": ShortLink.iso(t.createdAt), "lastUsedAt": t.lastUsedAt.map(ShortLink.iso) ?? NSNull(), "revoked": t.revoked]
+                struct Listed: Encodable {
+                    var name, createdAt: String
+                    var lastUsedAt: Nullable<String>
+                    var revoked: Bool
+                }
+                Output.json(tokens.map { t in
+                    Listed(name: t.name, createdAt: ShortLink.iso(t.createdAt), lastUsedAt: Nullable(t.lastUsedAt.map(ShortLink.iso)), revoked: t.revoked)
                 })
             } else if tokens.isEmpty {
                 Output.out("No API tokens in \(store.path). Create one: linkwell tokens create --name <name>")
