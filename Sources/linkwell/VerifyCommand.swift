@@ -6,6 +6,43 @@ import LinkRouting
 import LinkwellJSON
 import PlatformMatchers
 
+/// `verify --aasa … --json`.
+struct AASAReport: Encodable {
+    struct App: Encodable {
+        var appID, verdict: String
+        var detailsIndex, componentIndex: Int
+        var rule: String
+    }
+
+    struct Result: Encodable {
+        var url: String
+        var apps: [App]
+    }
+
+    var file: String
+    var valid: Bool
+    var error: String?
+    var warnings: [String]?
+    var results: [Result]?
+}
+
+/// `verify --assetlinks … --json`.
+struct AssetLinksReport: Encodable {
+    struct Result: Encodable {
+        var url: String
+        var handled: Bool
+        var component: Int?
+        var rule: String?
+        var exception: String?
+        var reason: String?
+    }
+
+    var file, parser, parse: String
+    var verified: Bool
+    var reason: String?
+    var results: [Result]?
+}
+
 enum VerifyCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "verify",
@@ -53,13 +90,13 @@ enum VerifyCommand: LinkwellCommand {
             matcher = try AppleMatcher(aasa: try JSONValue.parse(bytes))
         } catch {
             if args.has(CommonOptions.json) {
-                Output.jsonObject(["file": path, "valid": false, "error": "\(error)"])
+                Output.json(AASAReport(file: path, valid: false, error: "\(error)"))
             } else {
                 Output.err("Error: \(path): iOS would not use this file: \(error)")
             }
             return 1
         }
-        var results: [[String: Any]] = []
+        var results: [AASAReport.Result] = []
         var warnings = matcher.warnings
         for id in matcher.appIDs {
             let team = id.prefix { $0 != "." }
@@ -71,10 +108,9 @@ enum VerifyCommand: LinkwellCommand {
         for url in args.positional {
             let decisions = matcher.decisions(for: url)
             if args.has(CommonOptions.json) {
-                results.append([
-                    "url": url,
-                    "apps": decisions.map { ["appID": $0.appID, "verdict": $0.verdict.rawValue, "detailsIndex": $0.detailsIndex, "componentIndex": $0.componentIndex, "rule": $0.rule] },
-                ])
+                results.append(AASAReport.Result(url: url, apps: decisions.map {
+                    AASAReport.App(appID: $0.appID, verdict: $0.verdict.rawValue, detailsIndex: $0.detailsIndex, componentIndex: $0.componentIndex, rule: $0.rule)
+                }))
             } else {
                 Output.out(url)
                 if decisions.isEmpty { Output.out("  (no app claims it)") }
@@ -83,7 +119,7 @@ enum VerifyCommand: LinkwellCommand {
                 }
             }
         }
-        if args.has(CommonOptions.json) { Output.jsonObject(["file": path, "valid": true, "warnings": warnings, "results": results]) }
+        if args.has(CommonOptions.json) { Output.json(AASAReport(file: path, valid: true, warnings: warnings, results: results)) }
         return 0
     }
 
@@ -96,14 +132,14 @@ enum VerifyCommand: LinkwellCommand {
         switch AssetLinksFile.parse(bytes, generation: generation) {
         case let .failure(rejection):
             if json {
-                Output.jsonObject(["file": path, "parser": generation.rawValue, "parse": "rejected", "reason": rejection.description, "verified": false])
+                Output.json(AssetLinksReport(file: path, parser: generation.rawValue, parse: "rejected", verified: false, reason: rejection.description))
             } else {
                 Output.out("\(path): REJECTED — Android ignores the whole file: \(rejection)")
             }
             return 1
         case let .success(file):
             let verified = file.isVerified(package: package, certificates: certs)
-            var results: [[String: Any]] = []
+            var results: [AssetLinksReport.Result] = []
             if !json {
                 Output.out("\(path): parses (\(file.statements.count) statement(s))")
                 for w in file.warnings { Output.note("warning: \(w)") }
@@ -116,7 +152,7 @@ enum VerifyCommand: LinkwellCommand {
                     // Android checks a link against the file of the link's own host only.
                     let why = "the URL's host '\(urlHost)' is not '\(host)', where this file is served"
                     if json {
-                        results.append(["url": url, "handled": false, "reason": why])
+                        results.append(AssetLinksReport.Result(url: url, handled: false, reason: why))
                     } else {
                         Output.out("  \(url): not handled — \(why)")
                     }
@@ -124,11 +160,8 @@ enum VerifyCommand: LinkwellCommand {
                 }
                 let d = file.handles(url: url, package: package, certificates: certs)
                 if json {
-                    var r: [String: Any] = ["url": url, "handled": d?.handled ?? false]
-                    if let i = d?.ruleIndex { r["component"] = i }
-                    if let rule = d?.rule { r["rule"] = rule }
-                    if let exception = d?.exception { r["exception"] = exception }
-                    results.append(r)
+                    results.append(AssetLinksReport.Result(
+                        url: url, handled: d?.handled ?? false, component: d?.ruleIndex, rule: d?.rule, exception: d?.exception))
                 } else if let d {
                     var why = d.rule.map { " — component #\(d.ruleIndex ?? 0) \($0)" } ?? (d.handled ? " — no dynamic rules" : " — no component matches")
                     if let exception = d.exception { why += ", whose pattern Android's PatternMatcher rejects: it throws (\(exception))" }
@@ -137,7 +170,7 @@ enum VerifyCommand: LinkwellCommand {
                     Output.out("  \(url): not handled (package not verified)")
                 }
             }
-            if json { Output.jsonObject(["file": path, "parser": generation.rawValue, "parse": "ok", "verified": verified, "results": results]) }
+            if json { Output.json(AssetLinksReport(file: path, parser: generation.rawValue, parse: "ok", verified: verified, results: results)) }
             return 0
         }
     }
