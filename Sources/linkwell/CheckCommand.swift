@@ -35,7 +35,7 @@ enum CheckCommand: LinkwellCommand {
             report.explainBrowser(userAgent: ua, table: table, acceptLanguage: args[acceptLanguage], landing: landing)
         }
         if args.has(CommonOptions.json) {
-            Output.jsonObject(report.json)
+            Output.json(report.json)
         } else {
             Output.out(report.text)
         }
@@ -206,65 +206,86 @@ struct LinkExplanation {
         return lines.joined(separator: "\n")
     }
 
-    var json: [String: Any] {
-        var o: [String: Any] = ["url": url]
+    /// `check --json`.
+    struct Report: Encodable {
+        struct Opens: Encodable { var ios, android: [String] }
+        struct Exclusion: Encodable {
+            var index: Int
+            var pattern: String
+        }
+        struct Button: Encodable { var id, url: String }
+        struct Browser: Encodable {
+            var userAgent, platform: String
+            var crawler, inAppBrowser, decision, reason, target, locale, image: String?
+            var imageGenerated: Bool?
+            var buttons: [Button]?
+        }
+        struct Apple: Encodable {
+            var appID, verdict: String
+            var component: Int?
+            var rule: String?
+        }
+        struct Android: Encodable {
+            var package: String
+            var handled, verified: Bool
+            var component: Int?
+            var rule: String?
+        }
+
+        var url, status: String
+        var site, route, notFoundRedirect, host, reason: String?
+        var parameters: [String: String]?
+        var opens: Opens?
+        var exclusion: Exclusion?
+        var browser: Browser?
+        var apple: [Apple] = []
+        var android: [Android] = []
+        var android15: [Android] = []
+    }
+
+    var json: Report {
+        var o: Report
         switch resolution {
         case let .matched(m):
-            o["status"] = "matched"
-            o["site"] = m.site
-            o["route"] = m.route
-            o["parameters"] = m.parameters
             // The parser's answer; the platform matchers' answers are under "apple" and "android".
-            o["opens"] = ["ios": m.iosAppIDs, "android": m.androidPackages]
+            o = Report(url: url, status: "matched", site: m.site, route: m.route, parameters: m.parameters,
+                       opens: Report.Opens(ios: m.iosAppIDs, android: m.androidPackages))
         case let .excluded(site, index, pattern):
-            o["status"] = "excluded"
-            o["site"] = site
-            o["exclusion"] = ["index": index, "pattern": pattern]
+            o = Report(url: url, status: "excluded", site: site, exclusion: Report.Exclusion(index: index, pattern: pattern))
         case let .noRoute(site):
-            o["status"] = "no_route"
-            o["site"] = site
-            if let r = self.site?.config.notFound?.redirect { o["notFoundRedirect"] = r }
+            o = Report(url: url, status: "no_route", site: site, notFoundRedirect: self.site?.config.notFound?.redirect)
         case let .unknownHost(h):
-            o["status"] = "unknown_host"
-            o["host"] = h
+            o = Report(url: url, status: "unknown_host", host: h)
         case let .unsupported(why):
-            o["status"] = "unsupported"
-            o["reason"] = why
+            o = Report(url: url, status: "unsupported", reason: why)
         }
         if let b = browser {
-            var x: [String: Any] = ["userAgent": userAgent ?? "", "platform": b.platform.rawValue]
-            if let c = b.crawler { x["crawler"] = c }
-            if let a = b.inAppBrowser { x["inAppBrowser"] = a }
+            var x = Report.Browser(userAgent: userAgent ?? "", platform: b.platform.rawValue, crawler: b.crawler, inAppBrowser: b.inAppBrowser)
             if let f = fallback {
-                x["decision"] = f.name
-                x["reason"] = f.reason
-                if let t = f.target { x["target"] = t }
+                x.decision = f.name
+                x.reason = f.reason
+                x.target = f.target
                 if let p = page {
-                    x["locale"] = p.locale
-                    if let i = p.image { x["image"] = i; x["imageGenerated"] = p.imageGenerated }
-                    x["buttons"] = p.steps.steps.map { ["id": $0.id, "url": $0.url] }
+                    x.locale = p.locale
+                    if let i = p.image { x.image = "\(i)"; x.imageGenerated = p.imageGenerated }
+                    x.buttons = p.steps.steps.map { Report.Button(id: $0.id, url: $0.url) }
                 }
             } else if site != nil {
-                x["decision"] = notFoundRedirect == nil ? "not_found" : "not_found_redirect"
-                if let r = notFoundRedirect { x["target"] = r }
+                x.decision = notFoundRedirect == nil ? "not_found" : "not_found_redirect"
+                x.target = notFoundRedirect
             }
-            o["browser"] = x
+            o.browser = x
         }
-        o["apple"] = apple.map { a -> [String: Any] in
-            var x: [String: Any] = ["appID": a.app, "verdict": a.decision?.verdict.rawValue ?? "none"]
-            if let d = a.decision { x["component"] = d.componentIndex; x["rule"] = d.rule }
-            return x
+        o.apple = apple.map { a in
+            Report.Apple(appID: a.app, verdict: a.decision?.verdict.rawValue ?? "none", component: a.decision?.componentIndex, rule: a.decision?.rule)
         }
-        func androidJSON(_ list: [(app: String, decision: AndroidURLDecision?)]) -> [[String: Any]] {
-            list.map { a -> [String: Any] in
-                var x: [String: Any] = ["package": a.app, "handled": a.decision?.handled ?? false, "verified": a.decision != nil]
-                if let i = a.decision?.ruleIndex { x["component"] = i }
-                if let r = a.decision?.rule { x["rule"] = r }
-                return x
+        func androidJSON(_ list: [(app: String, decision: AndroidURLDecision?)]) -> [Report.Android] {
+            list.map { a in
+                Report.Android(package: a.app, handled: a.decision?.handled ?? false, verified: a.decision != nil, component: a.decision?.ruleIndex, rule: a.decision?.rule)
             }
         }
-        o["android"] = androidJSON(android)
-        o["android15"] = androidJSON(android15)
+        o.android = androidJSON(android)
+        o.android15 = androidJSON(android15)
         return o
     }
 }
