@@ -74,11 +74,16 @@ enum DoctorCommand: LinkwellCommand {
         doctor.run(urlHost: base.host, onlySite: args[Self.site])
         let device = doctor.deviceCommands(onlySite: args[Self.site])
         if args.has(json) {
-            Output.jsonObject([
-                "checks": doctor.checks, "appleCDN": doctor.cdnReports, "google": doctor.googleReports,
-                "deviceCommands": device.map { ["platform": $0.platform, "command": $0.command, "why": $0.why] },
-                "passed": doctor.passed, "warnings": doctor.warnings, "failed": doctor.failed,
-            ] as [String: Any])
+            struct Report: Encodable {
+                var checks: [[String: String]]
+                var appleCDN, google: [ServiceReport]
+                var deviceCommands: [[String: String]]
+                var passed, warnings, failed: Int
+            }
+            Output.json(Report(
+                checks: doctor.checks, appleCDN: doctor.cdnReports, google: doctor.googleReports,
+                deviceCommands: device.map { ["platform": $0.platform, "command": $0.command, "why": $0.why] },
+                passed: doctor.passed, warnings: doctor.warnings, failed: doctor.failed))
         } else {
             if !device.isEmpty {
                 Output.out("On a device (doctor cannot check these from here):")
@@ -88,6 +93,21 @@ enum DoctorCommand: LinkwellCommand {
         }
         return doctor.failed > 0 ? 1 : 0
     }
+}
+
+/// What Apple's CDN or Google's Digital Asset Links API said about one host, for --json.
+struct ServiceReport: Encodable {
+    struct Statement: Encodable {
+        var package: String
+        var sha256Fingerprint: String
+    }
+
+    var host, url, error: String?
+    var status: Int?
+    var appleFailureReason, appleFailureDetails, appleFrom: String?
+    var identical: Bool?
+    var statements: [Statement]?
+    var errorCode: [String]?
 }
 
 /// The checks, and their tally.
@@ -112,8 +132,8 @@ struct Doctor {
     /// --apk-cert fingerprints, normalized.
     var apkCerts: [String] = []
     /// What Apple's CDN and Google's API said, per host, for --json.
-    var cdnReports: [[String: Any]] = []
-    var googleReports: [[String: Any]] = []
+    var cdnReports: [ServiceReport] = []
+    var googleReports: [ServiceReport] = []
 
     init(validated: ValidatedConfig, scheme: String, port: Int?, cacert: String?, resolve: [String], timeout: Int) {
         self.validated = validated
