@@ -14,15 +14,14 @@ enum CodegenCommand: LinkwellCommand {
         abstract: "Generate the apps' link router (Swift, Kotlin), intent filters and plists.",
         arguments: [
             ArgumentSpec(
-                name: targets,
-                help: """
-                    swift: <Type>.swift, an enum of the site's routes, init?(url:), url, schemeURL (Foundation's URL only, iOS 15+).
-                    kotlin: <Type>.kt (JVM standard library only) and <Type>Android.kt (parse(uri: android.net.Uri)).
-                    android-manifest: <site>.<package>.AndroidManifest.xml, the intent filters of each Android app.
-                    ios-entitlements: <site>.<bundle>.entitlements, com.apple.developer.associated-domains of each iOS app.
-                    ios-info-plist: <site>.<bundle>.Info.plist, CFBundleURLTypes for each iOS app's custom schemes.
-                    """,
-                arity: .optional)
+                name: targets, help: "What to generate (none with --check).", arity: .optional,
+                values: [
+                    ("swift", "<Type>.swift: an enum of the site's routes, init?(url:), url, schemeURL (Foundation's URL only, iOS 15+)."),
+                    ("kotlin", "<Type>.kt (JVM standard library only) and <Type>Android.kt (parse(uri: android.net.Uri))."),
+                    ("android-manifest", "<site>.<package>.AndroidManifest.xml: the intent filters of each Android app."),
+                    ("ios-entitlements", "<site>.<bundle>.entitlements: com.apple.developer.associated-domains of each iOS app."),
+                    ("ios-info-plist", "<site>.<bundle>.Info.plist: CFBundleURLTypes for each iOS app's custom schemes."),
+                ])
         ],
         options: [site.spec, output.spec, typeName.spec, kotlinPackage.spec, developerMode.spec, checkDir.spec, CommonOptions.config.spec],
         discussion: """

@@ -111,11 +111,17 @@ struct ArgumentSpec: Sendable {
     var name: String  // "<url>", "bash|zsh|fish"
     var help: String
     var arity: Arity = .one
+    /// The values (or groups of them, `aasa|assetlinks|all`) each with its own help row.
+    var values: [(name: String, help: String)] = []
 
     /// Fixed choices (`bash|zsh|fish`), none for a placeholder like `<url>`.
     var choices: [String] {
-        name.contains("|") && !name.contains("<") ? name.split(separator: "|").map(String.init) : []
+        let words = values.isEmpty ? [name] : values.map(\.name)
+        return words.flatMap { $0.contains("|") || !values.isEmpty ? $0.split(separator: "|").map(String.init) : [] }.filter { !$0.contains("<") }
     }
+
+    /// The help rows: one per value when they have their own help.
+    var rows: [(name: String, help: String)] { values.isEmpty ? [(name, help)] : values }
 
     var synopsis: String {
         switch arity {
@@ -178,7 +184,7 @@ struct CommandSpec: Sendable {
         var s = "OVERVIEW: \(overview)\n\nUSAGE: \(subcommands.isEmpty ? usage : "linkwell \(name) <subcommand> [options]")\n"
         if !arguments.isEmpty {
             s += "\nARGUMENTS:\n"
-            for a in arguments { s += CommandSpec.row(a.name, a.help) }
+            for a in arguments { for r in a.rows { s += CommandSpec.row(r.name, r.help) } }
         }
         s += "\nOPTIONS:\n"
         for o in allOptions {

@@ -209,8 +209,8 @@ struct CLIReference: Sendable {
         let spec = command.spec
         let usage = command.subcommands.isEmpty ? spec.usage : "linkwell \(spec.name) <subcommand> [options]"
         var o = ".SS \"linkwell \(spec.name)\"\n\(roff(spec.overview))\n.PP\n.nf\n\(roff(usage))\n.fi\n"
-        for a in spec.arguments {
-            o += ".TP\n.I \(roff(a.name))\n\(roff(a.help))\n"
+        for r in spec.arguments.flatMap(\.rows) {
+            o += ".TP\n.I \(roff(r.name))\n\(roff(r.help))\n"
         }
         for opt in spec.allOptions {
             let value = opt.valueName.map { " \\fI\(roff($0))\\fR" } ?? ""

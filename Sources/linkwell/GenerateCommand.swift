@@ -12,8 +12,11 @@ enum GenerateCommand: LinkwellCommand {
         abstract: "Write apple-app-site-association / assetlinks.json for static hosting.",
         arguments: [
             ArgumentSpec(
-                name: "aasa|assetlinks|all|nginx|caddy",
-                help: "Which file: apple-app-site-association, assetlinks.json, or both; or a reverse-proxy config (nginx, caddy): the association files and the route paths to Linkwell, the rest to the website.")
+                name: "aasa|assetlinks|all|nginx|caddy", help: "What to generate.",
+                values: [
+                    ("aasa|assetlinks|all", "Which file: apple-app-site-association, assetlinks.json, or both."),
+                    ("nginx|caddy", "A reverse-proxy config: the association files and the route paths to Linkwell, the rest to the website."),
+                ])
         ],
         options: [site.spec, output.spec, websiteUpstream.spec, linkwellUpstream.spec, acmeWebroot.spec, certDir.spec, bootstrap.spec, CommonOptions.config.spec],
         discussion: """
