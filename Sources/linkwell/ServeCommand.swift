@@ -83,20 +83,8 @@ enum ServeCommand: LinkwellCommand {
         }
         for w in report.warnings { Output.err("Warning: \(w)") }
 
-        // The config's server settings (validated with it), overridden by the command line.
         var server = snapshot.server
-        var accessLogDestination = AccessLog.Destination.stdout
-        switch args[accessLog] ?? .on {
-        case .on: server.accessLog = true
-        case .off: server.accessLog = false
-        case let .file(path):
-            server.accessLog = true
-            accessLogDestination = .file(path)
-        }
-        if !args.all(listen).isEmpty { server.listen = args.all(listen) }
-        if let adminSetting = args[admin] { server.admin = adminSetting.address }
-        if let n = args[threads]?.value { server.threads = n }
-
+        let accessLogDestination = override(&server, with: args)
         let process: ServerProcess
         do {
             process = try ServerProcess(
@@ -108,5 +96,22 @@ enum ServeCommand: LinkwellCommand {
         }
         if args.has(watch) { process.watchConfig() }
         process.run()
+    }
+
+    /// The config's server settings (validated with it), overridden by the command line; returns
+    /// where the access log goes.
+    static func override(_ server: inout ServerConfiguration, with args: Arguments) -> AccessLog.Destination {
+        var destination = AccessLog.Destination.stdout
+        switch args[accessLog] ?? .on {
+        case .on: server.accessLog = true
+        case .off: server.accessLog = false
+        case let .file(path):
+            server.accessLog = true
+            destination = .file(path)
+        }
+        if !args.all(listen).isEmpty { server.listen = args.all(listen) }
+        if let adminSetting = args[admin] { server.admin = adminSetting.address }
+        if let n = args[threads]?.value { server.threads = n }
+        return destination
     }
 }
