@@ -56,8 +56,12 @@ struct CLIReference: Sendable {
                 Output.out(man)
             } else if let c = command(words) {
                 Output.out(c.helpText)
-            } else if let word = words.first {
-                let hint = DidYouMean.closest(word, in: specs.map(\.name)).map { " Did you mean '\($0)'?" } ?? ""
+            } else if !words.isEmpty {
+                // The deepest group the words name, and the word it does not know.
+                let depth = (1..<words.count).reversed().first { command(Array(words.prefix($0))) != nil } ?? 0
+                let known = depth > 0 ? command(Array(words.prefix(depth))) : nil
+                let candidates = known.map { g in g.subcommandWords.map { "\(g.spec.name) \($0)" } } ?? specs.map(\.name)
+                let hint = DidYouMean.closest(words.prefix(depth + 1).joined(separator: " "), in: candidates).map { " Did you mean '\($0)'?" } ?? ""
                 Output.err("Error: no subcommand '\(words.joined(separator: " "))'.\(hint) Run 'linkwell --help' for the list.")
                 return ExitCode.usage
             } else {
