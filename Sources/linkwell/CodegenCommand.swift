@@ -11,24 +11,23 @@ enum CodegenCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "codegen",
         overview: "Generate the apps' link router (Swift, Kotlin) and platform files from the route table.",
-        usage: "linkwell codegen \(targets) [--site <name>] [--output <dir>] [--type-name <name>] [--config <file>]\n       linkwell codegen --check <dir> [--config <file>]",
+        abstract: "Generate the apps' link router (Swift, Kotlin), intent filters and plists.",
         arguments: [
-            ("swift", "<Type>.swift: an enum of the site's routes, init?(url:), url, schemeURL (Foundation's URL only, iOS 15+)."),
-            ("kotlin", "<Type>.kt (JVM standard library only) and <Type>Android.kt (parse(uri: android.net.Uri))."),
-            ("android-manifest", "<site>.<package>.AndroidManifest.xml: the intent filters of each Android app."),
-            ("ios-entitlements", "<site>.<bundle>.entitlements: com.apple.developer.associated-domains of each iOS app."),
-            ("ios-info-plist", "<site>.<bundle>.Info.plist: CFBundleURLTypes for each iOS app's custom schemes."),
+            ArgumentSpec(
+                name: targets, help: "What to generate (none with --check).", arity: .optional,
+                values: [
+                    ("swift", "<Type>.swift: an enum of the site's routes, init?(url:), url, schemeURL (Foundation's URL only, iOS 15+)."),
+                    ("kotlin", "<Type>.kt (JVM standard library only) and <Type>Android.kt (parse(uri: android.net.Uri))."),
+                    ("android-manifest", "<site>.<package>.AndroidManifest.xml: the intent filters of each Android app."),
+                    ("ios-entitlements", "<site>.<bundle>.entitlements: com.apple.developer.associated-domains of each iOS app."),
+                    ("ios-info-plist", "<site>.<bundle>.Info.plist: CFBundleURLTypes for each iOS app's custom schemes."),
+                ])
         ],
-        options: [
-            OptionSpec(name: "--site", valueName: "name", help: "The site (its name or a domain); needed to print to stdout when the config has several."),
-            OptionSpec(name: "--output", valueName: "dir", help: "Write the files into <dir> (every site, or --site) instead of printing one."),
-            OptionSpec(name: "--type-name", valueName: "name", help: "The Swift enum / Kotlin sealed class name (default: <Site>Route, e.g. DiallodevRoute)."),
-            OptionSpec(name: "--kotlin-package", valueName: "pkg", help: "The Kotlin package (default: the site's first Android package + '.links')."),
-            OptionSpec(name: "--developer-mode", valueName: nil, help: "ios-entitlements: append ?mode=developer (development builds fetch the origin, not Apple's CDN)."),
-            OptionSpec(name: "--check", valueName: "dir", help: "Regenerate every linkwell-generated file under <dir> (from its header) and exit 1 naming the stale ones."),
-            configOption,
-        ],
+        options: [site.spec, output.spec, typeName.spec, kotlinPackage.spec, developerMode.spec, checkDir.spec, CommonOptions.config.spec],
         discussion: """
+            Examples:
+              linkwell codegen swift --site diallodev --output ios/Generated
+              linkwell codegen --check ios/Generated
             Each file starts with a header naming the config and the exact command that made it;
             `codegen --check DIR` reruns that command and compares, so an app's CI fails when the
             route table changed and the file did not. Run it where the header's config path is
@@ -38,32 +37,44 @@ enum CodegenCommand: LinkwellCommand {
             """
     )
 
+    static let site = Option<String>(
+        "--site", "name", help: "The site (its name or a domain); needed to print to stdout when the config has several.")
+    static let output = Option<Path>("--output", "dir", help: "Write the files into <dir> (every site, or --site) instead of printing one.")
+    static let typeName = Option<String>(
+        "--type-name", "name", help: "The Swift enum / Kotlin sealed class name (default: <Site>Route, e.g. DiallodevRoute).")
+    static let kotlinPackage = Option<String>(
+        "--kotlin-package", "pkg", help: "The Kotlin package (default: the site's first Android package + '.links').")
+    static let developerMode = Flag(
+        "--developer-mode", help: "ios-entitlements: append ?mode=developer (development builds fetch the origin, not Apple's CDN).")
+    static let checkDir = Option<Path>(
+        "--check", "dir", help: "Regenerate every linkwell-generated file under <dir> (from its header) and exit 1 naming the stale ones.")
+
     static func run(_ args: Arguments) throws -> Int32 {
-        if let dir = args.value("--check") {
+        if let dir = args[checkDir]?.path {
             guard args.positional.isEmpty else { throw UsageError(message: "--check takes a directory, not a target: linkwell codegen --check <dir>") }
-            return try check(dir: dir, config: args.value("--config"))
+            return try check(dir: dir, config: args[CommonOptions.config]?.path, reference: args.reference)
         }
         guard args.positional.count == 1, let target = CodegenTarget(rawValue: args.positional[0]) else {
             throw UsageError(message: args.positional.isEmpty
                 ? "say what to generate: \(targets.replacingOccurrences(of: "|", with: ", "))"
                 : "unknown target '\(args.positional.joined(separator: " "))'; use one of \(targets.replacingOccurrences(of: "|", with: ", "))")
         }
-        let configPath = args.value("--config") ?? ConfigLoader.defaultPath()
-        let table = try loadConfig(args).0.table
+        let configPath = args.configPath
+        let table = try args.loadConfig().0.table
         var sites = table.sites
-        if let name = args.value("--site") {
+        if let name = args[Self.site] {
             guard let s = table.site(named: name) else {
                 throw UsageError(message: "no site '\(name)'; the config has \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))")
             }
             sites = [s]
         }
-        if args.value("--type-name") != nil, sites.count > 1 {
+        if args[typeName] != nil, sites.count > 1 {
             throw UsageError(message: "--type-name names one type, but the config has \(sites.count) sites; add --site")
         }
         let options = CodegenOptions(
-            configPath: configPath, typeName: args.value("--type-name"), kotlinPackage: args.value("--kotlin-package"),
-            developerMode: args.has("--developer-mode"))
-        guard let dir = args.value("--output") else {
+            configPath: configPath, typeName: args[typeName], kotlinPackage: args[kotlinPackage],
+            developerMode: args.has(developerMode))
+        guard let dir = args[output]?.path else {
             guard sites.count == 1 else {
                 throw UsageError(message: "the config has \(sites.count) sites; pick one with --site, or write them all with --output DIR")
             }
@@ -88,8 +99,8 @@ enum CodegenCommand: LinkwellCommand {
                 files = try Codegen.files(target, site: site, table: table, options: options)
             } catch {
                 // Writing every site: a site without the platform is skipped, not an error.
-                Output.err("\(args.value("--site") == nil ? "skipped" : "Error"): \(error)")
-                if args.value("--site") != nil { failed = true }
+                Output.err("\(args[Self.site] == nil ? "skipped" : "Error"): \(error)")
+                if args[Self.site] != nil { failed = true }
                 continue
             }
             for f in files {
@@ -102,7 +113,7 @@ enum CodegenCommand: LinkwellCommand {
     }
 
     /// Every file under `dir` whose header names a `linkwell codegen` command, regenerated and compared.
-    static func check(dir: String, config override: String?) throws -> Int32 {
+    static func check(dir: String, config override: String?, reference: CLIReference) throws -> Int32 {
         let fm = FileManager.default
         var isDir: ObjCBool = false
         guard fm.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
@@ -134,17 +145,17 @@ enum CodegenCommand: LinkwellCommand {
             // words: codegen TARGET --config X --site S [...]
             var parsed: Arguments
             do {
-                parsed = try spec.parse(Array(words.dropFirst()))
+                parsed = try spec.parse(Array(words.dropFirst()), reference: reference)
             } catch {
                 Output.err("stale: \(path) — its header's command does not parse (\(rerun)); regenerate the file")
                 stale.append(path)
                 continue
             }
             if let override {
-                parsed.options["--config"] = [override]
+                parsed.set(CommonOptions.config, Path(override))
                 if let i = words.firstIndex(of: "--config"), i + 1 < words.count { words[i + 1] = override }
             }
-            let configPath = parsed.value("--config") ?? ConfigLoader.defaultPath()
+            let configPath = parsed.configPath
             guard parsed.positional.count == 1, let target = CodegenTarget(rawValue: parsed.positional[0]) else {
                 Output.err("stale: \(path) — unknown target in its header: \(rerun)")
                 stale.append(path)
@@ -162,14 +173,14 @@ enum CodegenCommand: LinkwellCommand {
             let table = tables[configPath]!
             let name = (path as NSString).lastPathComponent
             let fix = "regenerate: " + Codegen.shellLine(words) + " --output " + ((rel as NSString).deletingLastPathComponent.isEmpty ? dir : (dir as NSString).appendingPathComponent((rel as NSString).deletingLastPathComponent))
-            guard let siteName = parsed.value("--site"), let site = table.site(named: siteName) else {
-                Output.err("stale: \(path) — \(configPath) has no site '\(parsed.value("--site") ?? "?")' any more; delete the file or \(fix)")
+            guard let siteName = parsed[Self.site], let site = table.site(named: siteName) else {
+                Output.err("stale: \(path) — \(configPath) has no site '\(parsed[Self.site] ?? "?")' any more; delete the file or \(fix)")
                 stale.append(path)
                 continue
             }
             let options = CodegenOptions(
-                configPath: configPath, typeName: parsed.value("--type-name"), kotlinPackage: parsed.value("--kotlin-package"),
-                developerMode: parsed.has("--developer-mode"))
+                configPath: configPath, typeName: parsed[typeName], kotlinPackage: parsed[kotlinPackage],
+                developerMode: parsed.has(developerMode))
             let files = (try? Codegen.files(target, site: site, table: table, options: options)) ?? []
             guard let expected = files.first(where: { $0.name == name }) else {
                 Output.err("stale: \(path) — \(configPath) no longer generates '\(name)' (it generates \(files.map { "'\($0.name)'" }.joined(separator: ", "))); delete it or \(fix)")

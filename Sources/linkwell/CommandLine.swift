@@ -1,5 +1,7 @@
 // A small hand-written argument parser in the swift-argument-parser manner (no outside package
-// can be fetched): OVERVIEW/USAGE/OPTIONS help, `Error: …` on stderr, exit 64 on usage errors.
+// can be fetched): typed option values checked before a command runs, nested subcommands, and
+// OVERVIEW/USAGE/OPTIONS help generated from the command tree; `Error: …` on stderr, exit 64 on
+// usage errors.
 
 import Foundation
 import LinkRouting
@@ -13,47 +15,148 @@ struct ExitStatus: Error {
     var code: Int32
 }
 
-/// Parsed arguments of one subcommand.
-struct Arguments {
-    var options: [String: [String]] = [:]
-    var flags: Set<String> = []
-    var positional: [String] = []
-
-    func value(_ name: String) -> String? { options[name]?.last }
-    func values(_ name: String) -> [String] { options[name] ?? [] }
-    func has(_ flag: String) -> Bool { flags.contains(flag) }
+/// What a command-line value should have been, for `--name is 'value'; <expected>`.
+struct ExpectedValue: Error {
+    var expected: String
 }
 
-struct OptionSpec {
+/// A type an option's value is parsed into before the command runs.
+protocol ArgumentValue: Sendable {
+    init(argument: String) throws(ExpectedValue)
+    /// Fixed choices, offered by the shell completions.
+    static var choices: [String] { get }
+    /// True when the value names a file or directory (completed as a path).
+    static var isPath: Bool { get }
+}
+
+extension ArgumentValue {
+    static var choices: [String] { [] }
+    static var isPath: Bool { false }
+}
+
+extension String: ArgumentValue {
+    init(argument: String) throws(ExpectedValue) { self = argument }
+}
+
+/// A file or directory path (completed as a path by the shells).
+struct Path: ArgumentValue {
+    var path: String
+    init(argument: String) throws(ExpectedValue) {
+        guard !argument.isEmpty else { throw ExpectedValue(expected: "give a path") }
+        path = argument
+    }
+    init(_ path: String) { self.path = path }
+    static var isPath: Bool { true }
+}
+
+/// A whole number of at least one (threads, a timeout in seconds).
+struct Count: ArgumentValue {
+    var value: Int
+    init(argument: String) throws(ExpectedValue) {
+        guard let n = Int(argument), n >= 1 else { throw ExpectedValue(expected: "give a number of at least 1") }
+        value = n
+    }
+}
+
+/// An enum of fixed words (`json|text`, `csv|json`, …) read from its raw value.
+protocol ChoiceValue: ArgumentValue, CaseIterable, RawRepresentable<String> {}
+
+extension ChoiceValue {
+    init(argument: String) throws(ExpectedValue) {
+        guard let v = Self(rawValue: argument) else {
+            let all = Self.allCases.map(\.rawValue)
+            let hint = DidYouMean.closest(argument, in: all).map { "did you mean '\($0)'? " } ?? ""
+            throw ExpectedValue(expected: "\(hint)use \(all.dropLast().joined(separator: ", ")) or \(all.last!)")
+        }
+        self = v
+    }
+    static var choices: [String] { allCases.map(\.rawValue) }
+}
+
+/// One option of a command, as help, completions and the parser see it.
+struct OptionSpec: Sendable {
     var name: String  // "--config"
     var valueName: String?  // nil for flags
     var help: String
     var repeatable = false
+    /// Parses and checks the value (nil for flags).
+    var parse: (@Sendable (String) throws(ExpectedValue) -> any Sendable)? = nil
+    var choices: [String] = []
+    var isPath = false
 }
 
-struct CommandSpec {
+/// A typed option: `args[Options.config]` is a `Path?`, checked when the command line is parsed.
+struct Option<Value: ArgumentValue>: Sendable {
+    var spec: OptionSpec
+
+    init(_ name: String, _ valueName: String, help: String, repeatable: Bool = false) {
+        spec = OptionSpec(name: name, valueName: valueName, help: help, repeatable: repeatable,
+                          parse: { (text: String) throws(ExpectedValue) -> any Sendable in try Value(argument: text) },
+                          choices: Value.choices, isPath: Value.isPath)
+    }
+}
+
+/// An option without a value.
+struct Flag: Sendable {
+    var spec: OptionSpec
+
+    init(_ name: String, help: String) {
+        spec = OptionSpec(name: name, valueName: nil, help: help)
+    }
+}
+
+/// One positional argument, for help, usage and completions.
+struct ArgumentSpec: Sendable {
+    enum Arity: Sendable { case one, optional, repeating }
+    var name: String  // "<url>", "bash|zsh|fish"
+    var help: String
+    var arity: Arity = .one
+    /// The values (or groups of them, `aasa|assetlinks|all`) each with its own help row.
+    var values: [(name: String, help: String)] = []
+
+    /// Fixed choices (`bash|zsh|fish`), none for a placeholder like `<url>`.
+    var choices: [String] {
+        let words = values.isEmpty ? [name] : values.map(\.name)
+        return words.flatMap { $0.contains("|") || !values.isEmpty ? $0.split(separator: "|").map(String.init) : [] }.filter { !$0.contains("<") }
+    }
+
+    /// The help rows: one per value when they have their own help.
+    var rows: [(name: String, help: String)] { values.isEmpty ? [(name, help)] : values }
+
+    var synopsis: String {
+        switch arity {
+        case .one: name
+        case .optional: "[\(name)]"
+        case .repeating: "[\(name) ...]"
+        }
+    }
+}
+
+/// Parsed arguments of one subcommand: every value already checked and typed.
+struct Arguments {
+    var values: [String: [any Sendable]] = [:]
+    var flags: Set<String> = []
+    var positional: [String] = []
+    /// The whole command tree (for `completions` and `help`).
+    var reference: CLIReference
+
+    subscript<V>(_ option: Option<V>) -> V? { values[option.spec.name]?.last as? V }
+    func all<V>(_ option: Option<V>) -> [V] { (values[option.spec.name] ?? []).compactMap { $0 as? V } }
+    func has(_ flag: Flag) -> Bool { flags.contains(flag.spec.name) }
+    mutating func set<V>(_ option: Option<V>, _ value: V) { values[option.spec.name] = [value] }
+    /// True when the option was given (whatever its value).
+    func given<V>(_ option: Option<V>) -> Bool { values[option.spec.name] != nil }
+}
+
+/// A command's description: its name (`links add`), help, arguments and options.
+struct CommandSpec: Sendable {
     var name: String
     var overview: String
-    var usage: String
-    var arguments: [(String, String)] = []
+    /// The one line the parent's SUBCOMMANDS list shows (default: the overview).
+    var abstract: String? = nil
+    var arguments: [ArgumentSpec] = []
     var options: [OptionSpec]
     var discussion: String? = nil
-
-    var helpText: String {
-        var s = "OVERVIEW: \(overview)\n\nUSAGE: \(usage)\n"
-        if !arguments.isEmpty {
-            s += "\nARGUMENTS:\n"
-            for (name, help) in arguments { s += "  " + name.padding(toLength: 26, withPad: " ", startingAt: 0) + help + "\n" }
-        }
-        s += "\nOPTIONS:\n"
-        for o in options + CommandSpec.globalOptions {
-            let left = o.valueName.map { "\(o.name) <\($0)>" } ?? o.name
-            let pad = left.count >= 26 ? left + "\n" + String(repeating: " ", count: 28) : left.padding(toLength: 26, withPad: " ", startingAt: 0)
-            s += "  " + pad + o.help + (o.repeatable ? " (repeatable)" : "") + "\n"
-        }
-        if let discussion { s += "\n" + discussion + "\n" }
-        return s
-    }
 
     /// Options every subcommand takes.
     static let globalOptions = [
@@ -61,15 +164,50 @@ struct CommandSpec {
         OptionSpec(name: "--help", valueName: nil, help: "Show help information."),
     ]
 
+    var allOptions: [OptionSpec] { options + CommandSpec.globalOptions }
+
+    /// `linkwell check <url> [--config <file>] [--json]`, from the arguments and options.
+    var usage: String {
+        let words = arguments.map(\.synopsis) + options.map { o in
+            let value = o.valueName.map { " <\($0)>" } ?? ""
+            return "[\(o.name)\(value)\(o.repeatable ? " ..." : "")]"
+        }
+        return (["linkwell \(name)"] + words).joined(separator: " ")
+    }
+
+    static func row(_ left: String, _ help: String) -> String {
+        let pad = left.count >= 26 ? left + "\n" + String(repeating: " ", count: 28) : left.padding(toLength: 26, withPad: " ", startingAt: 0)
+        return "  " + pad + help + "\n"
+    }
+
+    func helpText(subcommands: [CommandSpec] = []) -> String {
+        var s = "OVERVIEW: \(overview)\n\nUSAGE: \(subcommands.isEmpty ? usage : "linkwell \(name) <subcommand> [options]")\n"
+        if !arguments.isEmpty {
+            s += "\nARGUMENTS:\n"
+            for a in arguments { for r in a.rows { s += CommandSpec.row(r.name, r.help) } }
+        }
+        s += "\nOPTIONS:\n"
+        for o in allOptions {
+            s += CommandSpec.row(o.valueName.map { "\(o.name) <\($0)>" } ?? o.name, o.help + (o.repeatable ? " (repeatable)" : ""))
+        }
+        if !subcommands.isEmpty {
+            s += "\nSUBCOMMANDS:\n"
+            for c in subcommands { s += CommandSpec.row(String(c.name.split(separator: " ").last!), c.abstract ?? c.overview) }
+            s += "\n  See 'linkwell \(name) <subcommand> --help' for detailed help.\n"
+        }
+        if let discussion { s += "\n" + discussion + "\n" }
+        return s
+    }
+
     /// `unknown option '--confg' for 'validate'; did you mean '--config'?`
     func unknownOption(_ name: String) -> UsageError {
-        let names = (options + CommandSpec.globalOptions).map(\.name)
-        let hint = DidYouMean.closest(name, in: names).map { "; did you mean '\($0)'?" } ?? ""
+        let hint = DidYouMean.closest(name, in: allOptions.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
         return UsageError(message: "unknown option '\(name)' for '\(self.name)'\(hint)")
     }
 
-    func parse(_ argv: [String]) throws -> Arguments {
-        var args = Arguments()
+    /// Splits argv into options and positional arguments, parsing every value with its type.
+    func parse(_ argv: [String], reference: CLIReference) throws -> Arguments {
+        var args = Arguments(reference: reference)
         var i = 0
         while i < argv.count {
             let a = argv[i]
@@ -85,24 +223,29 @@ struct CommandSpec {
                     inline = String(a[a.index(after: eq)...])
                 }
                 guard let spec = options.first(where: { $0.name == name }) else { throw unknownOption(name) }
-                if spec.valueName == nil {
+                guard let parse = spec.parse, let valueName = spec.valueName else {
                     if inline != nil { throw UsageError(message: "'\(name)' takes no value") }
                     args.flags.insert(name)
-                } else {
-                    let v: String
-                    if let inline {
-                        v = inline
-                    } else {
-                        guard i + 1 < argv.count else { throw UsageError(message: "'\(name)' needs a value: \(name) <\(spec.valueName!)>") }
-                        i += 1
-                        v = argv[i]
-                    }
-                    if !spec.repeatable, args.options[name] != nil {
-                        throw UsageError(message: "'\(name)' was given twice")
-                    }
-                    args.options[name, default: []].append(v)
+                    i += 1
+                    continue
                 }
-            } else if a.hasPrefix("-"), a.count > 1, options.contains(where: { $0.name == a }) == false, Double(a) == nil {
+                let text: String
+                if let inline {
+                    text = inline
+                } else {
+                    guard i + 1 < argv.count else { throw UsageError(message: "'\(name)' needs a value: \(name) <\(valueName)>") }
+                    i += 1
+                    text = argv[i]
+                }
+                if !spec.repeatable, args.values[name] != nil {
+                    throw UsageError(message: "'\(name)' was given twice")
+                }
+                do {
+                    args.values[name, default: []].append(try parse(text))
+                } catch {
+                    throw UsageError(message: "\(name) is '\(text)'; \(error.expected)")
+                }
+            } else if a.hasPrefix("-"), a.count > 1, Double(a) == nil {
                 throw unknownOption(a)
             } else {
                 args.positional.append(a)
@@ -116,7 +259,11 @@ struct CommandSpec {
 /// Where output goes: results on stdout, every diagnostic on stderr. `--quiet` keeps only results
 /// and errors; colour only on a terminal, never with `NO_COLOR` set or `TERM=dumb`.
 enum Output {
-    nonisolated(unsafe) static var quiet = false
+    /// `--quiet` (or `-q`) before any `--` on the command line.
+    static let quiet: Bool = {
+        let argv = CommandLine.arguments.dropFirst()
+        return argv.prefix(while: { $0 != "--" }).contains { $0 == "--quiet" || $0 == "-q" }
+    }()
 
     static let environment = ProcessInfo.processInfo.environment
 
@@ -164,7 +311,19 @@ enum Output {
         }.joined(separator: "\n")
     }
 
-    static func json(_ value: Any) {
+    /// A result as pretty-printed JSON with sorted keys on stdout.
+    static func json<T: Encodable>(_ value: T) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            FileHandle.standardOutput.write(try encoder.encode(value))
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        } catch {
+            err("Error: cannot write the result as JSON: \(error)")
+        }
+    }
+
+    static func jsonObject(_ value: Any) {
         if let data = try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) {
             FileHandle.standardOutput.write(data)
             FileHandle.standardOutput.write(Data("\n".utf8))
@@ -172,9 +331,20 @@ enum Output {
     }
 }
 
+/// An optional value written as JSON `null` when absent (instead of leaving the key out).
+struct Nullable<Wrapped: Encodable>: Encodable {
+    var value: Wrapped?
+
+    init(_ value: Wrapped?) { self.value = value }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        if let value { try c.encode(value) } else { try c.encodeNil() }
+    }
+}
+
 /// Exit statuses (sysexits.h where one applies), as the README's table lists them.
 enum ExitCode {
-    static let ok: Int32 = 0
     /// Findings or errors: a config error, a failed check, a link that cannot be built.
     static let failure: Int32 = 1
     /// The command line is wrong.
@@ -188,4 +358,13 @@ enum ExitCode {
 /// Reading or writing a file failed (exit 74).
 struct IOFailure: Error, CustomStringConvertible {
     var description: String
+}
+
+/// A time limit in whole seconds, at least one.
+struct Seconds: ArgumentValue {
+    var value: Int
+    init(argument: String) throws(ExpectedValue) {
+        guard let n = Int(argument), n > 0 else { throw ExpectedValue(expected: "give a positive number of seconds") }
+        value = n
+    }
 }

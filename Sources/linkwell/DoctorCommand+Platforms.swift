@@ -34,31 +34,31 @@ extension Doctor {
     }
 
     /// One GET to a third-party service (timeout applies); a warning when it cannot be reached.
-    mutating func ask(_ service: String, url u: String, label: String, host: String, report: inout [String: Any]) -> Fetch? {
+    mutating func ask(_ service: String, url u: String, label: String, host: String, report: inout ServiceReport) -> Fetch? {
         let fetched = Fetch.run(url: u, cacert: nil, resolve: [], timeout: timeout, userAgent: nil)
-        report["host"] = host
-        report["url"] = u
+        report.host = host
+        report.url = u
         if let problem = fetched.transportError {
-            report["error"] = problem.what
+            report.error = problem.what
             warn("\(label): could not ask \(service) (\(u)): \(problem.what)",
                  fix: "run doctor where the internet is reachable, or --offline to skip it; devices rely on what \(service) says, not on your server alone")
             return nil
         }
-        report["status"] = fetched.status
+        report.status = fetched.status
         return fetched
     }
 
     // MARK: - Apple's CDN
 
     mutating func checkAppleCDN(label: String, host: String, site: CompiledSite, origin served: [UInt8]?) {
-        var report: [String: Any] = [:]
+        var report = ServiceReport()
         defer { cdnReports.append(report) }
         guard let fetched = ask("Apple's CDN", url: Self.appleCDNBase + host, label: label, host: host, report: &report) else { return }
         let reason = fetched.header("apple-failure-reason")
         let details = fetched.header("apple-failure-details")
-        if let reason { report["appleFailureReason"] = reason }
-        if let details { report["appleFailureDetails"] = details }
-        if let from = fetched.header("apple-from") { report["appleFrom"] = from }
+        report.appleFailureReason = reason
+        report.appleFailureDetails = details
+        report.appleFrom = fetched.header("apple-from")
         switch fetched.status {
         case 200:
             guard let served else {
@@ -67,10 +67,10 @@ extension Doctor {
                 return
             }
             if fetched.body == served {
-                report["identical"] = true
+                report.identical = true
                 pass("\(label): Apple's CDN copy is byte-identical to the origin's file (what devices read matches what you serve)")
             } else {
-                report["identical"] = false
+                report.identical = false
                 let listed = (try? JSONValue.parse(fetched.body)).map { json in
                     site.iosApps.filter { app in (json["applinks"]?["details"]?.arrayValue ?? []).contains { d in
                         (d["appIDs"]?.arrayValue?.compactMap(\.stringValue) ?? []).contains(app.appID) || d["appID"]?.stringValue == app.appID
@@ -123,7 +123,7 @@ extension Doctor {
     mutating func checkGoogle(label: String, host: String, site: CompiledSite) {
         let source = origin(host: host)
         let query = "source.web.site=\(PercentEncoding.encodeComponent(source))&relation=delegate_permission/common.handle_all_urls"
-        var report: [String: Any] = [:]
+        var report = ServiceReport()
         defer { googleReports.append(report) }
         let u = Self.digitalAssetLinksURL + "?" + query
         guard let fetched = ask("Google's Digital Asset Links API", url: u, label: label, host: host, report: &report) else { return }
@@ -133,7 +133,7 @@ extension Doctor {
         }
         if fetched.status != 200 {
             let message = json["error"]?["message"]?.stringValue ?? "no message"
-            report["error"] = message
+            report.error = message
             warn("\(label): Google's Digital Asset Links API answered \(fetched.status): \(message)",
                  fix: "check the domain is public and spelled as in the config; retry later")
             return
@@ -148,10 +148,10 @@ extension Doctor {
             else { continue }
             seen.append((package, fp.uppercased()))
         }
-        report["statements"] = seen.map { ["package": $0.package, "sha256Fingerprint": $0.fingerprint] }
+        report.statements = seen.map { ServiceReport.Statement(package: $0.package, sha256Fingerprint: $0.fingerprint) }
         let errors = json["errorCode"]?.arrayValue?.compactMap(\.stringValue) ?? []
         if !errors.isEmpty {
-            report["errorCode"] = errors
+            report.errorCode = errors
             let debug = json["debugString"]?.stringValue.map { $0.split(separator: "\n").first.map(String.init) ?? $0 }
             fail("\(label): Google could not read \(source)/.well-known/assetlinks.json: \(errors.joined(separator: ", "))\(debug.map { " — \($0)" } ?? "")",
                  fix: errors.map(Self.explainGoogleError).joined(separator: "; "))

@@ -14,18 +14,13 @@ enum DoctorCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "doctor",
         overview: "Check a live deployment: the association files as Apple and Google fetch them, for every domain of the config.",
-        usage: "linkwell doctor https://<domain>[:<port>] [--config <file>] [--site <name>] [--apk-cert <fingerprint> ...] [--offline] [--json] [--cacert <file>] [--resolve <host:port:addr> ...] [--timeout <seconds>]",
-        arguments: [("https://<domain>[:<port>]", "The deployment to check. Every exact domain of the config (and the root of every wildcard) is checked on the same port.")],
-        options: [
-            configOption,
-            OptionSpec(name: "--site", valueName: "name", help: "Check only this site's domains (default: every site of the config)."),
-            OptionSpec(name: "--cacert", valueName: "file", help: "Trust this CA certificate (PEM) instead of the system store — for staging or `tls internal`."),
-            OptionSpec(name: "--resolve", valueName: "host:port:addr", help: "Connect to addr for host:port (curl's --resolve), to test before DNS points at the server.", repeatable: true),
-            OptionSpec(name: "--timeout", valueName: "seconds", help: "Per-request time limit (default 15)."),
-            OptionSpec(name: "--apk-cert", valueName: "fingerprint", help: "The SHA-256 your installed APK is signed with (or Play's app-signing key): is it in assetlinks.json?", repeatable: true),
-            OptionSpec(name: "--offline", valueName: nil, help: "Ask neither Apple's CDN nor Google's Digital Asset Links API; check the deployment only."),
-            OptionSpec(name: "--json", valueName: nil, help: "Print the checks, what Apple's CDN and Google see, and the on-device commands as JSON."),
+        abstract: "Check a live deployment over HTTPS the way Apple and Google fetch it.",
+        arguments: [
+            ArgumentSpec(
+                name: "https://<domain>[:<port>]",
+                help: "The deployment to check. Every exact domain of the config (and the root of every wildcard) is checked on the same port.")
         ],
+        options: [CommonOptions.config.spec, site.spec, cacert.spec, resolve.spec, timeout.spec, apkCert.spec, offline.spec, json.spec],
         discussion: """
             Prints one line per check: PASS, WARN or FAIL, what was checked, and for a failure how to
             fix it. Besides the deployment itself it asks Apple's CDN
@@ -37,18 +32,25 @@ enum DoctorCommand: LinkwellCommand {
             """
     )
 
+    static let site = Option<String>("--site", "name", help: "Check only this site's domains (default: every site of the config).")
+    static let cacert = Option<Path>(
+        "--cacert", "file", help: "Trust this CA certificate (PEM) instead of the system store — for staging or `tls internal`.")
+    static let resolve = Option<String>(
+        "--resolve", "host:port:addr", help: "Connect to addr for host:port (curl's --resolve), to test before DNS points at the server.", repeatable: true)
+    static let timeout = Option<Seconds>("--timeout", "seconds", help: "Per-request time limit (default 15).")
+    static let apkCert = Option<String>(
+        "--apk-cert", "fingerprint",
+        help: "The SHA-256 your installed APK is signed with (or Play's app-signing key): is it in assetlinks.json?", repeatable: true)
+    static let offline = Flag("--offline", help: "Ask neither Apple's CDN nor Google's Digital Asset Links API; check the deployment only.")
+    static let json = Flag("--json", help: "Print the checks, what Apple's CDN and Google see, and the on-device commands as JSON.")
+
     static func run(_ args: Arguments) throws -> Int32 {
         guard args.positional.count == 1 else { throw UsageError(message: "give the deployment's URL, e.g. linkwell doctor https://example.com") }
         guard let base = URLParts(args.positional[0]), base.scheme == "https" || base.scheme == "http", !base.host.isEmpty else {
             throw UsageError(message: "'\(args.positional[0])' is not an https URL; give https://<domain>[:<port>]")
         }
-        var timeout = 15
-        if let t = args.value("--timeout") {
-            guard let v = Int(t), v > 0 else { throw UsageError(message: "--timeout must be a positive number of seconds") }
-            timeout = v
-        }
         var apkCerts: [String] = []
-        for raw in args.values("--apk-cert") {
+        for raw in args.all(apkCert) {
             guard let fp = Doctor.normalizedFingerprint(raw) else {
                 throw UsageError(message: "--apk-cert '\(raw)' is not a SHA-256 fingerprint (32 hex pairs, e.g. 14:6D:E9:…:44:E5; keytool -printcert -jarfile app.apk prints it)")
             }
@@ -58,25 +60,30 @@ enum DoctorCommand: LinkwellCommand {
             Output.err("Error: doctor needs curl to fetch the files as Apple and Google do, and none is on PATH; install it (apt-get install curl)")
             return ExitCode.unavailable
         }
-        let (validated, _) = try loadConfig(args)
+        let (validated, _) = try args.loadConfig()
         let table = validated.table
         var doctor = Doctor(
-            validated: validated, scheme: base.scheme, port: base.port, cacert: args.value("--cacert"),
-            resolve: args.values("--resolve"), timeout: timeout)
-        doctor.quietLines = args.has("--json")
-        doctor.offline = args.has("--offline")
+            validated: validated, scheme: base.scheme, port: base.port, cacert: args[cacert]?.path,
+            resolve: args.all(resolve), timeout: args[timeout]?.value ?? 15)
+        doctor.quietLines = args.has(json)
+        doctor.offline = args.has(offline)
         doctor.apkCerts = apkCerts
-        if let name = args.value("--site"), table.site(named: name) == nil {
+        if let name = args[Self.site], table.site(named: name) == nil {
             throw UsageError(message: "no site '\(name)'; the config has \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))")
         }
-        doctor.run(urlHost: base.host, onlySite: args.value("--site"))
-        let device = doctor.deviceCommands(onlySite: args.value("--site"))
-        if args.has("--json") {
-            Output.json([
-                "checks": doctor.checks, "appleCDN": doctor.cdnReports, "google": doctor.googleReports,
-                "deviceCommands": device.map { ["platform": $0.platform, "command": $0.command, "why": $0.why] },
-                "passed": doctor.passed, "warnings": doctor.warnings, "failed": doctor.failed,
-            ] as [String: Any])
+        doctor.run(urlHost: base.host, onlySite: args[Self.site])
+        let device = doctor.deviceCommands(onlySite: args[Self.site])
+        if args.has(json) {
+            struct Report: Encodable {
+                var checks: [[String: String]]
+                var appleCDN, google: [ServiceReport]
+                var deviceCommands: [[String: String]]
+                var passed, warnings, failed: Int
+            }
+            Output.json(Report(
+                checks: doctor.checks, appleCDN: doctor.cdnReports, google: doctor.googleReports,
+                deviceCommands: device.map { ["platform": $0.platform, "command": $0.command, "why": $0.why] },
+                passed: doctor.passed, warnings: doctor.warnings, failed: doctor.failed))
         } else {
             if !device.isEmpty {
                 Output.out("On a device (doctor cannot check these from here):")
@@ -86,6 +93,21 @@ enum DoctorCommand: LinkwellCommand {
         }
         return doctor.failed > 0 ? 1 : 0
     }
+}
+
+/// What Apple's CDN or Google's Digital Asset Links API said about one host, for --json.
+struct ServiceReport: Encodable {
+    struct Statement: Encodable {
+        var package: String
+        var sha256Fingerprint: String
+    }
+
+    var host, url, error: String?
+    var status: Int?
+    var appleFailureReason, appleFailureDetails, appleFrom: String?
+    var identical: Bool?
+    var statements: [Statement]?
+    var errorCode: [String]?
 }
 
 /// The checks, and their tally.
@@ -110,8 +132,8 @@ struct Doctor {
     /// --apk-cert fingerprints, normalized.
     var apkCerts: [String] = []
     /// What Apple's CDN and Google's API said, per host, for --json.
-    var cdnReports: [[String: Any]] = []
-    var googleReports: [[String: Any]] = []
+    var cdnReports: [ServiceReport] = []
+    var googleReports: [ServiceReport] = []
 
     init(validated: ValidatedConfig, scheme: String, port: Int?, cacert: String?, resolve: [String], timeout: Int) {
         self.validated = validated

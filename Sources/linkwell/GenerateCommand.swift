@@ -9,21 +9,16 @@ enum GenerateCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "generate",
         overview: "Write the association files for static hosting, or an nginx/Caddy config derived from the routes.",
-        usage: "linkwell generate aasa|assetlinks|all|nginx|caddy [options]",
+        abstract: "Write apple-app-site-association / assetlinks.json for static hosting.",
         arguments: [
-            ("aasa|assetlinks|all", "Which file: apple-app-site-association, assetlinks.json, or both."),
-            ("nginx|caddy", "A reverse-proxy config: the association files and the route paths to Linkwell, the rest to the website."),
+            ArgumentSpec(
+                name: "aasa|assetlinks|all|nginx|caddy", help: "What to generate.",
+                values: [
+                    ("aasa|assetlinks|all", "Which file: apple-app-site-association, assetlinks.json, or both."),
+                    ("nginx|caddy", "A reverse-proxy config: the association files and the route paths to Linkwell, the rest to the website."),
+                ])
         ],
-        options: [
-            OptionSpec(name: "--site", valueName: "domain", help: "The site (its name or a domain); needed to print to stdout when the config has several."),
-            OptionSpec(name: "--output", valueName: "path", help: "aasa/assetlinks/all: write <path>/<domain>/.well-known/<file>; nginx/caddy: write the config to <path>."),
-            OptionSpec(name: "--website-upstream", valueName: "[site=]url", help: "nginx/caddy: where paths Linkwell does not claim go (default: Linkwell's not-found page).", repeatable: true),
-            OptionSpec(name: "--linkwell-upstream", valueName: "host:port", help: "nginx/caddy: where Linkwell listens (default: the config's first server.listen, else 127.0.0.1:8080)."),
-            OptionSpec(name: "--acme-webroot", valueName: "dir", help: "nginx/caddy: ACME HTTP-01 webroot served on port 80 (default: /var/www/letsencrypt)."),
-            OptionSpec(name: "--cert-dir", valueName: "dir", help: "nginx: certificates at <dir>/<first domain>/fullchain.pem (default: /etc/letsencrypt/live)."),
-            OptionSpec(name: "--bootstrap", valueName: nil, help: "nginx: HTTP only, no certificate needed (the first certbot run)."),
-            configOption,
-        ],
+        options: [site.spec, output.spec, websiteUpstream.spec, linkwellUpstream.spec, acmeWebroot.spec, certDir.spec, bootstrap.spec, CommonOptions.config.spec],
         discussion: """
             Serve the association files with status 200, Content-Type: application/json, and no redirect.
             The AASA also belongs at /apple-app-site-association for old iOS versions.
@@ -35,19 +30,42 @@ enum GenerateCommand: LinkwellCommand {
             """
     )
 
+    static let site = Option<String>(
+        "--site", "domain", help: "The site (its name or a domain); needed to print to stdout when the config has several.")
+    static let output = Option<Path>(
+        "--output", "path", help: "aasa/assetlinks/all: write <path>/<domain>/.well-known/<file>; nginx/caddy: write the config to <path>.")
+    static let websiteUpstream = Option<String>(
+        "--website-upstream", "[site=]url", help: "nginx/caddy: where paths Linkwell does not claim go (default: Linkwell's not-found page).",
+        repeatable: true)
+    static let linkwellUpstream = Option<String>(
+        "--linkwell-upstream", "host:port", help: "nginx/caddy: where Linkwell listens (default: the config's first server.listen, else 127.0.0.1:8080).")
+    static let acmeWebroot = Option<Path>(
+        "--acme-webroot", "dir", help: "nginx/caddy: ACME HTTP-01 webroot served on port 80 (default: /var/www/letsencrypt).")
+    static let certDir = Option<Path>(
+        "--cert-dir", "dir", help: "nginx: certificates at <dir>/<first domain>/fullchain.pem (default: /etc/letsencrypt/live).")
+    static let bootstrap = Flag("--bootstrap", help: "nginx: HTTP only, no certificate needed (the first certbot run).")
+
+    /// The proxy-only options, as their values were written (for the generated file's header).
+    static func proxyOptions(_ args: Arguments) -> [(name: String, values: [String])] {
+        [
+            (websiteUpstream.spec.name, args.all(websiteUpstream)), (linkwellUpstream.spec.name, args.all(linkwellUpstream)),
+            (acmeWebroot.spec.name, args.all(acmeWebroot).map(\.path)), (certDir.spec.name, args.all(certDir).map(\.path)),
+        ]
+    }
+
     static func run(_ args: Arguments) throws -> Int32 {
         guard args.positional.count == 1, ["aasa", "assetlinks", "all", "nginx", "caddy"].contains(args.positional[0]) else {
             throw UsageError(message: "say what to generate: aasa, assetlinks, all, nginx or caddy")
         }
         let which = args.positional[0]
         if which == "nginx" || which == "caddy" { return try proxy(which, args) }
-        for proxyOnly in ["--website-upstream", "--linkwell-upstream", "--acme-webroot", "--cert-dir"] where args.value(proxyOnly) != nil {
+        for (proxyOnly, values) in proxyOptions(args) where !values.isEmpty {
             throw UsageError(message: "\(proxyOnly) is for 'generate nginx' and 'generate caddy'")
         }
-        let (validated, _) = try loadConfig(args)
+        let (validated, _) = try args.loadConfig()
         let table = validated.table
         var sites = table.sites
-        if let name = args.value("--site") {
+        if let name = args[Self.site] {
             guard let s = table.site(named: name) else {
                 throw UsageError(message: "no site '\(name)'; the config has \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))")
             }
@@ -60,7 +78,7 @@ enum GenerateCommand: LinkwellCommand {
             if which != "aasa", !site.androidApps.isEmpty { out.append(("assetlinks.json", generated.assetLinks)) }
             return out
         }
-        guard let dir = args.value("--output") else {
+        guard let dir = args[output]?.path else {
             guard sites.count == 1 else {
                 throw UsageError(message: "the config has \(sites.count) sites; pick one with --site, or write them all with --output DIR")
             }
@@ -95,9 +113,9 @@ enum GenerateCommand: LinkwellCommand {
 
 extension GenerateCommand {
     /// `[site=]url` options as the generator's map; usage errors name the bad value.
-    static func websiteUpstreams(_ args: Arguments, table: RouteTable) throws -> [String: String] {
+    static func websiteUpstreams(_ values: [String], table: RouteTable) throws -> [String: String] {
         var out: [String: String] = [:]
-        for raw in args.values("--website-upstream") {
+        for raw in values {
             var site = ""
             var url = raw
             if let eq = raw.firstIndex(of: "="), !raw[..<eq].contains(":") {
@@ -115,14 +133,14 @@ extension GenerateCommand {
     }
 
     static func proxy(_ which: String, _ args: Arguments) throws -> Int32 {
-        let table = try loadConfig(args).0.table
-        if which == "caddy", args.has("--bootstrap") {
+        let table = try args.loadConfig().0.table
+        if which == "caddy", args.has(bootstrap) {
             throw UsageError(message: "--bootstrap is for nginx; Caddy obtains its certificates itself (automatic HTTPS)")
         }
-        if which == "caddy", args.value("--cert-dir") != nil {
+        if which == "caddy", args.given(certDir) {
             throw UsageError(message: "--cert-dir is for nginx; Caddy keeps its own certificates")
         }
-        let configPath = args.value("--config") ?? ConfigLoader.defaultPath()
+        let configPath = args.configPath
         // Linkwell's own /static/ files (the shipped CSS, brand stylesheets, a publicDir's files)
         // and the generated preview cards under /static/og/.
         var assets = ["/static/og/"]
@@ -130,13 +148,13 @@ extension GenerateCommand {
             assets += snapshot.assets.responses.keys.filter { $0.hasPrefix("/static/") }.sorted()
         }
         var command = ["linkwell", "generate", which]
-        if args.value("--config") != nil { command += ["--config", configPath] }
-        for name in ["--website-upstream", "--linkwell-upstream", "--acme-webroot", "--cert-dir"] {
-            for v in args.values(name) { command += [name, v] }
+        if args.given(CommonOptions.config) { command += ["--config", configPath] }
+        for (name, values) in proxyOptions(args) {
+            for v in values { command += [name, v] }
         }
-        if args.has("--bootstrap") { command.append("--bootstrap") }
+        if args.has(bootstrap) { command.append("--bootstrap") }
         var sites = table.sites
-        if let name = args.value("--site") {
+        if let name = args[Self.site] {
             guard let s = table.site(named: name) else {
                 throw UsageError(message: "no site '\(name)'; the config has \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))")
             }
@@ -148,13 +166,13 @@ extension GenerateCommand {
         if listen.hasPrefix("0.0.0.0:") { listen = "127.0.0.1:" + listen.dropFirst(8) }
         if listen.hasPrefix("[::]:") { listen = "[::1]:" + listen.dropFirst(5) }
         var options = ProxyConfigOptions(
-            linkwellUpstream: args.value("--linkwell-upstream") ?? listen,
-            websiteUpstreams: try websiteUpstreams(args, table: table),
-            bootstrap: args.has("--bootstrap"), assetPaths: assets, command: command.joined(separator: " "))
-        if let dir = args.value("--acme-webroot") { options.acmeWebroot = dir }
-        if let dir = args.value("--cert-dir") { options.certificateDirectory = dir }
+            linkwellUpstream: args[linkwellUpstream] ?? listen,
+            websiteUpstreams: try websiteUpstreams(args.all(websiteUpstream), table: table),
+            bootstrap: args.has(bootstrap), assetPaths: assets, command: command.joined(separator: " "))
+        if let dir = args[acmeWebroot]?.path { options.acmeWebroot = dir }
+        if let dir = args[certDir]?.path { options.certificateDirectory = dir }
         let text = which == "nginx" ? ProxyConfig.nginx(sites, options: options) : ProxyConfig.caddy(sites, options: options)
-        if let path = args.value("--output") {
+        if let path = args[output]?.path {
             do {
                 try Data(text.utf8).write(to: URL(fileURLWithPath: path))
             } catch {

@@ -15,14 +15,14 @@ enum HealthcheckCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "healthcheck",
         overview: "GET an http:// URL (normally the admin port's /healthz) and exit 0 when it answers 2xx.",
-        usage: "linkwell healthcheck [<url>] [--timeout <seconds>]",
-        arguments: [("<url>", "http://host:port/path (default http://127.0.0.1:9090/healthz). Plain HTTP only.")],
-        options: [
-            OptionSpec(name: "--timeout", valueName: "seconds", help: "Time limit for connecting and for the answer (default 3)."),
-            OptionSpec(name: "--json", valueName: nil, help: "Print {\"url\", \"healthy\", \"status\" or \"error\"} on stdout instead of the one-line verdict."),
-        ],
+        abstract: "GET a loopback URL and exit 0 on 2xx (container HEALTHCHECK; no curl needed).",
+        arguments: [ArgumentSpec(name: "<url>", help: "http://host:port/path (default http://127.0.0.1:9090/healthz). Plain HTTP only.", arity: .optional)],
+        options: [timeout.spec, json.spec],
         discussion: "Dockerfile: HEALTHCHECK CMD [\"/usr/local/bin/linkwell\", \"healthcheck\", \"http://127.0.0.1:9090/healthz\"]"
     )
+
+    static let timeout = Option<Seconds>("--timeout", "seconds", help: "Time limit for connecting and for the answer (default 3).")
+    static let json = Flag("--json", help: "Print {\"url\", \"healthy\", \"status\" or \"error\"} on stdout instead of the one-line verdict.")
 
     static func run(_ args: Arguments) throws -> Int32 {
         guard args.positional.count <= 1 else { throw UsageError(message: "give at most one URL") }
@@ -30,25 +30,23 @@ enum HealthcheckCommand: LinkwellCommand {
         guard let url = URLParts(text), url.scheme == "http", !url.host.isEmpty else {
             throw UsageError(message: "'\(text)' is not an http:// URL")
         }
-        var seconds = 3
-        if let t = args.value("--timeout") {
-            guard let v = Int(t), v > 0 else { throw UsageError(message: "--timeout must be a positive number of seconds") }
-            seconds = v
-        }
+        let seconds = args[timeout]?.value ?? 3
         let path = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?" + $0 } ?? "")
         let outcome = get(host: url.host, port: url.port ?? 80, path: path, timeout: seconds)
-        if args.has("--json") {
-            var o: [String: Any] = ["url": text]
-            switch outcome {
-            case let .success(status):
-                o["status"] = status
-                o["healthy"] = (200..<300).contains(status)
-            case let .failure(message):
-                o["healthy"] = false
-                o["error"] = message
+        if args.has(json) {
+            struct Verdict: Encodable {
+                var url: String
+                var healthy: Bool
+                var status: Int?
+                var error: String?
             }
-            Output.json(o)
-            return o["healthy"] as? Bool == true ? 0 : 1
+            let verdict: Verdict
+            switch outcome {
+            case let .success(status): verdict = Verdict(url: text, healthy: (200..<300).contains(status), status: status)
+            case let .failure(message): verdict = Verdict(url: text, healthy: false, error: message)
+            }
+            Output.json(verdict)
+            return verdict.healthy ? 0 : 1
         }
         switch outcome {
         case let .success(status) where (200..<300).contains(status):

@@ -7,16 +7,17 @@ enum LinkCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "link",
         overview: "Build the canonical link for a route from its parameters (values are percent-encoded).",
-        usage: "linkwell link <route> [<name>=<value> ...] [--scheme] [--scheme-name <scheme>] [--site <site>] [--json] [--config <file>]",
-        arguments: [("<route>", "The route's name (see 'linkwell routes')."), ("<name>=<value>", "A parameter; repeat for each.")],
-        options: [
-            OptionSpec(name: "--scheme", valueName: nil, help: "Build the custom-scheme link (the app's first scheme) instead of https."),
-            OptionSpec(name: "--scheme-name", valueName: "scheme", help: "Build the link with this custom scheme."),
-            OptionSpec(name: "--site", valueName: "site", help: "The site, when several have a route of that name."),
-            OptionSpec(name: "--json", valueName: nil, help: "Print the link with its site, route, parameters and the apps that open it, as JSON."),
-            configOption,
-        ]
+        abstract: "Build a link for a route from parameters.",
+        arguments: [
+            ArgumentSpec(name: "<route>", help: "The route's name (see 'linkwell routes')."),
+            ArgumentSpec(name: "<name>=<value>", help: "A parameter; repeat for each.", arity: .repeating),
+        ],
+        options: [scheme.spec, schemeName.spec, site.spec, json.spec, CommonOptions.config.spec]
     )
+    static let scheme = Flag("--scheme", help: "Build the custom-scheme link (the app's first scheme) instead of https.")
+    static let schemeName = Option<String>("--scheme-name", "scheme", help: "Build the link with this custom scheme.")
+    static let site = Option<String>("--site", "site", help: "The site, when several have a route of that name.")
+    static let json = Flag("--json", help: "Print the link with its site, route, parameters and the apps that open it, as JSON.")
 
     static func run(_ args: Arguments) throws -> Int32 {
         guard let route = args.positional.first else { throw UsageError(message: "name the route: linkwell link <route> name=value…") }
@@ -27,11 +28,11 @@ enum LinkCommand: LinkwellCommand {
             }
             params[String(p[..<eq])] = String(p[p.index(after: eq)...])
         }
-        let (validated, _) = try loadConfig(args)
+        let (validated, _) = try args.loadConfig()
         let table = validated.table
         // The site: the one named, else the first with a route of that name.
         let site: CompiledSite
-        if let name = args.value("--site") {
+        if let name = args[Self.site] {
             guard let s = table.site(named: name) else {
                 throw UsageError(message: "no site '\(name)'; the config has \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))")
             }
@@ -51,14 +52,14 @@ enum LinkCommand: LinkwellCommand {
             Output.err("Error: site '\(site.name)' has no route '\(route)'; \(hint)its routes are \(names.map { "'\($0)'" }.joined(separator: ", "))")
             return ExitCode.failure
         }
-        if let scheme = args.value("--scheme-name"), site.schemes[scheme] == nil {
+        if let scheme = args[schemeName], site.schemes[scheme] == nil {
             let registered = site.schemes.keys.sorted()
             Output.err(
                 "Error: no app of site '\(site.name)' registers the scheme '\(scheme)', so no app would open the link; "
                     + (registered.isEmpty ? "the site's apps register none (add 'schemes' to an app)" : "registered: \(registered.joined(separator: ", "))"))
             return ExitCode.failure
         }
-        let form: LinkForm = args.value("--scheme-name").map { .customScheme($0) } ?? (args.has("--scheme") ? .customScheme(nil) : .https)
+        let form: LinkForm = args[schemeName].map { .customScheme($0) } ?? (args.has(scheme) ? .customScheme(nil) : .https)
         let link: String
         do {
             link = try table.build(site: site.name, route: route, parameters: params, form: form)
@@ -66,12 +67,16 @@ enum LinkCommand: LinkwellCommand {
             Output.err("Error: \(error)")
             return ExitCode.failure
         }
-        if args.has("--json") {
+        if args.has(json) {
             let match = table.resolve(link).match
-            Output.json([
-                "url": link, "site": site.name, "route": route, "parameters": params,
-                "ios": match?.iosAppIDs ?? [], "android": match?.androidPackages ?? [],
-            ] as [String: Any])
+            struct Built: Encodable {
+                var url, site, route: String
+                var parameters: [String: String]
+                var ios, android: [String]
+            }
+            Output.json(Built(
+                url: link, site: site.name, route: route, parameters: params,
+                ios: match?.iosAppIDs ?? [], android: match?.androidPackages ?? []))
         } else {
             Output.out(link)
         }

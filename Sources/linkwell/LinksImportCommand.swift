@@ -10,22 +10,28 @@ enum LinksImportCommand {
     /// How many entries each list of the text report shows (`--json` has them all).
     static let listLimit = 20
 
+    static func importLinks(_ args: Arguments) throws -> Int32 {
+        if args[LinksCommand.fdlTakeout] != nil, let extra = args.positional.first {
+            throw UsageError(message: "'links import --fdl-takeout FILE' takes no other file; leave out '\(extra)'")
+        }
+        if args[LinksCommand.fdlTakeout] == nil, args.positional.count != 1 {
+            throw UsageError(message: "name the file: linkwell links import FILE.csv|FILE.json, or linkwell links import --fdl-takeout TAKEOUT.csv --site NAME")
+        }
+        return try LinksCommand.withStore(args) { table, store in try importLinks(args, table: table, store: store) }
+    }
+
     static func importLinks(_ args: Arguments, table: RouteTable, store: LinkStore) throws -> Int32 {
-        let dryRun = args.has("--dry-run")
+        let dryRun = args.has(LinksCommand.dryRun)
         let plan: ImportPlan
         let source: String
         var site: CompiledSite?
-        if let takeout = args.value("--fdl-takeout") {
-            guard args.positional.count == 1 else { throw UsageError(message: "'links import --fdl-takeout FILE' takes no other file; leave out '\(args.positional[1])'") }
-            guard args.value("--site") != nil || table.sites.count == 1 else {
+        if let takeout = args[LinksCommand.fdlTakeout]?.path {
+            guard args[CommonOptions.site] != nil || table.sites.count == 1 else {
                 throw UsageError(message: "--fdl-takeout needs --site <name>: Firebase exports one file per domain (sites: \(table.sites.map(\.name).joined(separator: ", ")))")
             }
             let s = try LinksCommand.chosenSite(args, table: table)
             site = s
-            let policyText = args.value("--archived") ?? ArchivedPolicy.disable.rawValue
-            guard let policy = ArchivedPolicy(rawValue: policyText) else {
-                throw UsageError(message: "--archived '\(policyText)' must be one of \(ArchivedPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
+            let policy = args[LinksCommand.archived] ?? .disable
             let bytes = try read(takeout)
             source = takeout
             do {
@@ -35,12 +41,9 @@ enum LinksImportCommand {
                 return 1
             }
         } else {
-            guard args.positional.count == 2 else {
-                throw UsageError(message: "name the file: linkwell links import FILE.csv|FILE.json, or linkwell links import --fdl-takeout TAKEOUT.csv --site NAME")
-            }
-            let file = args.positional[1]
+            let file = args.positional[0]
             let format = try format(args, file: file)
-            if args.value("--site") != nil { site = try LinksCommand.chosenSite(args, table: table) }
+            if args[CommonOptions.site] != nil { site = try LinksCommand.chosenSite(args, table: table) }
             source = file
             let bytes = try read(file)
             do {
@@ -51,7 +54,7 @@ enum LinksImportCommand {
             }
         }
         let outcome = try store.apply(plan, dryRun: dryRun)
-        if args.has("--json") {
+        if args.has(CommonOptions.json) {
             Output.json(report(plan, outcome, source: source, dryRun: dryRun, table: table))
         } else {
             printReport(plan, outcome, source: source, dryRun: dryRun, site: site, table: table)
@@ -59,13 +62,18 @@ enum LinksImportCommand {
         return plan.errors.isEmpty ? 0 : 1
     }
 
-    static func export(_ args: Arguments, table: RouteTable, store: LinkStore) throws -> Int32 {
-        guard args.positional.count == 1 else { throw UsageError(message: "'links export' takes no argument; write to a file with --output FILE") }
-        let format = try args.value("--output").map { try self.format(args, file: $0) } ?? LinkFile.Format(rawValue: args.value("--format") ?? "csv")
-        guard let format else { throw UsageError(message: "--format '\(args.value("--format") ?? "")' must be csv or json") }
-        let site = try args.value("--site").map { try LinksCommand.resolveSite($0, table: table).name }
-        let bytes = LinkFile.encode(try store.links(site: site), format: format)
-        if let output = args.value("--output") {
+    static func export(_ args: Arguments) throws -> Int32 {
+        guard args.positional.isEmpty else { throw UsageError(message: "'links export' takes no argument; write to a file with --output FILE") }
+        let format = try args[LinksCommand.output].map { try self.format(args, file: $0.path) } ?? args[LinksCommand.format] ?? .csv
+        return try LinksCommand.withStore(args) { table, store in
+            let site = try args[CommonOptions.site].map { try LinksCommand.resolveSite($0, table: table).name }
+            return try write(LinkFile.encode(try store.links(site: site), format: format), to: args[LinksCommand.output]?.path)
+        }
+    }
+
+    /// The exported file, to `output` or stdout.
+    static func write(_ bytes: [UInt8], to output: String?) throws -> Int32 {
+        if let output {
             guard FileManager.default.createFile(atPath: output, contents: Data(bytes)) else {
                 Output.err("Error: cannot write \(output); check that its folder exists and is writable.")
                 return 1
@@ -77,10 +85,7 @@ enum LinksImportCommand {
     }
 
     static func format(_ args: Arguments, file: String) throws -> LinkFile.Format {
-        if let f = args.value("--format") {
-            guard let format = LinkFile.Format(rawValue: f) else { throw UsageError(message: "--format '\(f)' must be csv or json") }
-            return format
-        }
+        if let format = args[LinksCommand.format] { return format }
         switch (file as NSString).pathExtension.lowercased() {
         case "csv": return .csv
         case "json": return .json
@@ -146,21 +151,48 @@ enum LinksImportCommand {
         if count > listLimit { Output.out("  … and \(count - listLimit) more (--json lists all)") }
     }
 
-    static func report(_ plan: ImportPlan, _ outcome: ImportOutcome, source: String, dryRun: Bool, table: RouteTable) -> [String: Any] {
-        func rows(_ list: [ImportRow]) -> [[String: Any]] {
+    /// `links import --json`: every row's fate.
+    struct Report: Encodable {
+        struct Row: Encodable {
+            var row: Int
+            var code, site, url, target: String
+            var route: Nullable<String>
+            var opensApp, disabled: Bool
+        }
+
+        struct Skipped: Encodable {
+            var row: Int
+            var code, reason: String
+        }
+
+        struct Failure: Encodable {
+            var row, line: Int
+            var column: Nullable<String>
+            var message, fix: String
+        }
+
+        var file: String
+        var dryRun: Bool
+        var rows: Int
+        var imported, updated, unchanged: [Row]
+        var skipped: [Skipped]
+        var errors: [Failure]
+        var ignoredColumns: [String]
+    }
+
+    static func report(_ plan: ImportPlan, _ outcome: ImportOutcome, source: String, dryRun: Bool, table: RouteTable) -> Report {
+        func rows(_ list: [ImportRow]) -> [Report.Row] {
             list.map { r in
-                ["row": r.row, "code": r.link.code, "site": r.link.site, "url": shortURL(r.link, table: table), "target": r.link.target,
-                 "route": r.route.map { $0 as Any } ?? NSNull(), "opensApp": r.route != nil, "disabled": r.link.disabled]
+                Report.Row(
+                    row: r.row, code: r.link.code, site: r.link.site, url: shortURL(r.link, table: table), target: r.link.target,
+                    route: Nullable(r.route), opensApp: r.route != nil, disabled: r.link.disabled)
             }
         }
-        return [
-            "file": source, "dryRun": dryRun, "rows": plan.recordCount,
-            "imported": rows(outcome.imported), "updated": rows(outcome.updated), "unchanged": rows(outcome.unchanged),
-            "skipped": plan.skipped.map { ["row": $0.row, "code": $0.code, "reason": $0.reason] },
-            "errors": plan.errors.map { e -> [String: Any] in
-                ["row": e.row, "line": e.line, "column": e.column.map { $0 as Any } ?? NSNull(), "message": e.message, "fix": e.fix]
-            },
-            "ignoredColumns": plan.ignoredColumns,
-        ]
+        return Report(
+            file: source, dryRun: dryRun, rows: plan.recordCount,
+            imported: rows(outcome.imported), updated: rows(outcome.updated), unchanged: rows(outcome.unchanged),
+            skipped: plan.skipped.map { Report.Skipped(row: $0.row, code: $0.code, reason: $0.reason) },
+            errors: plan.errors.map { e in Report.Failure(row: e.row, line: e.line, column: Nullable(e.column), message: e.message, fix: e.fix) },
+            ignoredColumns: plan.ignoredColumns)
     }
 }

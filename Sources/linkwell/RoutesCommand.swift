@@ -3,37 +3,53 @@
 import Foundation
 import LinkRouting
 
+/// One site's routes and exclusions as `routes --json` prints them.
+struct SiteRoutes: Encodable {
+    struct Entry: Encodable {
+        var index: Int
+        var path: String
+        var ios: [String]
+        var android: [String]
+        var route: String?
+        var requiredQuery: [String]?
+        var optionalQuery: [String]?
+        var exclude: Bool?
+    }
+
+    var site: String
+    var domains: [String]
+    var entries: [Entry]
+
+    init(_ site: CompiledSite) {
+        self.site = site.name
+        domains = site.config.domains
+        entries = site.entries.map { e in
+            var entry = Entry(index: e.index, path: e.pattern.source, ios: e.iosAppIDs, android: e.androidPackages)
+            if let r = e.route {
+                entry.route = r.name
+                entry.requiredQuery = e.requiredQuery
+                entry.optionalQuery = e.optionalQuery
+            } else {
+                entry.exclude = true
+            }
+            return entry
+        }
+    }
+}
+
 enum RoutesCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "routes",
         overview: "List every site's routes and exclusions in priority order.",
-        usage: "linkwell routes [--config <file>] [--json]",
-        options: [configOption, OptionSpec(name: "--json", valueName: nil, help: "Print as JSON.")]
+        abstract: "List the routes of every site.",
+        options: [CommonOptions.config.spec, CommonOptions.json.spec]
     )
 
     static func run(_ args: Arguments) throws -> Int32 {
-        let (validated, _) = try loadConfig(args)
+        let (validated, _) = try args.loadConfig()
         let table = validated.table
-        if args.has("--json") {
-            Output.json(
-                table.sites.map { site -> [String: Any] in
-                    [
-                        "site": site.name, "domains": site.config.domains,
-                        "entries": site.entries.map { e -> [String: Any] in
-                            var o: [String: Any] = [
-                                "index": e.index, "path": e.pattern.source, "ios": e.iosAppIDs, "android": e.androidPackages,
-                            ]
-                            if let r = e.route {
-                                o["route"] = r.name
-                                o["requiredQuery"] = e.requiredQuery
-                                o["optionalQuery"] = e.optionalQuery
-                            } else {
-                                o["exclude"] = true
-                            }
-                            return o
-                        },
-                    ]
-                })
+        if args.has(CommonOptions.json) {
+            Output.json(table.sites.map(SiteRoutes.init))
             return 0
         }
         var rows: [[String]] = [["SITE", "ROUTE", "PATH", "QUERY", "APPS"]]

@@ -9,16 +9,8 @@ enum StatsCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "stats",
         overview: "Show click counts (per short link, route and UTC day) from the link database.",
-        usage: "linkwell stats [--link <code>] [--route <name>] [--site <name>] [--since <date>] [--until <date>] [--config <file>] [--json]",
-        options: [
-            configOption,
-            OptionSpec(name: "--link", valueName: "code", help: "Only this short link's clicks."),
-            OptionSpec(name: "--route", valueName: "name", help: "Only clicks answered by this route (its pages and the short links to it)."),
-            OptionSpec(name: "--site", valueName: "name", help: "Only this site's clicks (default: every site)."),
-            OptionSpec(name: "--since", valueName: "date", help: "From this UTC day on (YYYY-MM-DD or 'today'), inclusive."),
-            OptionSpec(name: "--until", valueName: "date", help: "Up to this UTC day (YYYY-MM-DD or 'today'), inclusive."),
-            OptionSpec(name: "--json", valueName: nil, help: "Print as JSON."),
-        ],
+        abstract: "Click counts per short link, route and day (platform, outcome, referrer).",
+        options: [CommonOptions.config.spec, link.spec, route.spec, site.spec, since.spec, until.spec, CommonOptions.json.spec],
         discussion: """
             'linkwell serve' counts clicks in memory and writes them every storage.clicks.flushSeconds
             (default 10) and at SIGHUP/SIGTERM, so the last seconds of a running server are not here yet.
@@ -28,18 +20,24 @@ enum StatsCommand: LinkwellCommand {
             """
     )
 
+    static let link = Option<String>("--link", "code", help: "Only this short link's clicks.")
+    static let route = Option<String>("--route", "name", help: "Only clicks answered by this route (its pages and the short links to it).")
+    static let site = Option<String>("--site", "name", help: "Only this site's clicks (default: every site).")
+    static let since = Option<String>("--since", "date", help: "From this UTC day on (YYYY-MM-DD or 'today'), inclusive.")
+    static let until = Option<String>("--until", "date", help: "Up to this UTC day (YYYY-MM-DD or 'today'), inclusive.")
+
     static func run(_ args: Arguments) throws -> Int32 {
         guard args.positional.isEmpty else { throw UsageError(message: "'stats' takes no arguments; filter with --link, --route, --site, --since, --until") }
-        let (validated, _) = try loadConfig(args)
+        let (validated, _) = try args.loadConfig()
         let table = validated.table
         var parameters: [String: String] = [:]
-        if let site = args.value("--site") {
+        if let site = args[Self.site] {
             guard let s = table.site(named: site) else {
                 throw UsageError(message: "there is no site '\(site)'; the config's sites are \(table.sites.map(\.name).joined(separator: ", "))")
             }
             parameters["site"] = s.name
         }
-        if let route = args.value("--route") {
+        if let route = args[route] {
             let sites = parameters["site"].flatMap { table.site(named: $0) }.map { [$0] } ?? table.sites
             guard sites.contains(where: { $0.entry(named: route)?.route != nil }) else {
                 let names = sites.flatMap { $0.routes.compactMap(\.route?.name) }
@@ -48,10 +46,10 @@ enum StatsCommand: LinkwellCommand {
             }
             parameters["route"] = route
         }
-        parameters["link"] = args.value("--link")
+        parameters["link"] = args[link]
         let today = ClickDay.text(ClickDay.of(unixSeconds: Int(Date().timeIntervalSince1970)))
-        for key in ["since", "until"] {
-            if let v = args.value("--\(key)") { parameters[key] = v == "today" ? today : v }
+        for (key, option) in [("since", since), ("until", until)] {
+            if let v = args[option] { parameters[key] = v == "today" ? today : v }
         }
         let query: ClickQuery
         do { query = try ClickQuery(parameters: parameters) } catch { throw UsageError(message: "--\(error.description)") }
@@ -71,8 +69,8 @@ enum StatsCommand: LinkwellCommand {
                 return 1
             }
         }
-        if args.has("--json") {
-            Output.json(report.jsonObject(query: query))
+        if args.has(CommonOptions.json) {
+            Output.jsonObject(report.jsonObject(query: query))
             return 0
         }
         printReport(report, query: query, path: location.description, exists: location.exists)

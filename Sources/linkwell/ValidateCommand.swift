@@ -5,48 +5,66 @@ import Foundation
 import LinkRouting
 import LinkServer
 
+/// `validate --json`: the findings and the platform limits.
+struct ValidationResult: Encodable {
+    struct Finding: Encodable {
+        var severity, path, message: String
+        var value, fix: String?
+    }
+
+    struct Limit: Encodable {
+        var path, platform, limit, summary, message, example, note: String
+        var routes: [String]
+        var sampleLinks: Int
+    }
+
+    var file: String
+    var valid: Bool
+    var diagnostics: [Finding]
+    var limits: [Limit]
+
+    init(file: String, report: ValidationReport) {
+        self.file = file
+        valid = report.errors.isEmpty
+        diagnostics = report.diagnostics.map { d in Finding(severity: d.severity.rawValue, path: d.path, message: d.message, value: d.value, fix: d.fix) }
+        limits = report.limits.map { l in
+            Limit(
+                path: "sites[\(l.site)].routes", platform: l.platform, limit: l.limit.rawValue, summary: l.limit.summary,
+                message: l.limit.explanation, example: l.example, note: l.limit.fix, routes: l.routes, sampleLinks: l.count)
+        }
+    }
+}
+
 enum ValidateCommand: LinkwellCommand {
     static let spec = CommandSpec(
         name: "validate",
         overview: "Check a config: app IDs, fingerprints, routes, shadowing, file size, and that iOS and Android claim exactly what the parser accepts.",
-        usage: "linkwell validate [--config <file>] [--website-upstream [site=]url ...] [--limits] [--json]",
-        options: [
-            configOption,
-            OptionSpec(name: "--website-upstream", valueName: "[site=]url", help: "The website the proxy sends unclaimed paths to (as for 'generate nginx'); silences the website-loop warning.", repeatable: true),
-            OptionSpec(name: "--limits", valueName: nil, help: "Also list the platform limits: links that iOS or Android reads differently from the parser whatever the generated files say (the summary line only counts them)."),
-            OptionSpec(name: "--json", valueName: nil, help: "Print the findings as JSON (the platform limits included)."),
-        ],
+        abstract: "Check a config before anything is served.",
+        options: [CommonOptions.config.spec, websiteUpstream.spec, limits.spec, json.spec],
         discussion: "Warnings are things to fix in the config. Platform limits are not warnings: they are links (usually malformed ones) that a platform reads differently from the parser, which no association file can change; the summary line counts them and '--limits' lists each with a link that shows it. Exit status: 0 when there are no errors (warnings allowed), 1 on errors, 64 on usage errors."
     )
 
+    static let websiteUpstream = Option<String>(
+        "--website-upstream", "[site=]url",
+        help: "The website the proxy sends unclaimed paths to (as for 'generate nginx'); silences the website-loop warning.", repeatable: true)
+    static let limits = Flag(
+        "--limits",
+        help: "Also list the platform limits: links that iOS or Android reads differently from the parser whatever the generated files say (the summary line only counts them).")
+    static let json = Flag("--json", help: "Print the findings as JSON (the platform limits included).")
+
     static func run(_ args: Arguments) throws -> Int32 {
         guard args.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(args.positional[0])'") }
-        let path = args.value("--config") ?? ConfigLoader.defaultPath()
+        let path = args.configPath
         var report = LoadedConfig.load(path: path, platformCheck: true).1
         if let table = report.table {
-            let options = ProxyConfigOptions(websiteUpstreams: try GenerateCommand.websiteUpstreams(args, table: table))
+            let options = ProxyConfigOptions(websiteUpstreams: try GenerateCommand.websiteUpstreams(args.all(websiteUpstream), table: table))
             // One warning per site's website: the landing checks may already have one there.
             let warned = Set(report.diagnostics.filter { $0.severity == .warning }.map(\.path))
             report.diagnostics += ProxyConfig.websiteLoopWarnings(table, options: options).filter { !warned.contains($0.path) }.map { $0.withFile(path) }
             report.diagnostics += ValidateLinks.diagnostics(table: table, configPath: path).map { $0.withFile(path) }
         }
-        if args.has("--json") {
-            Output.json([
-                "file": path,
-                "valid": report.errors.isEmpty,
-                "diagnostics": report.diagnostics.map { d -> [String: Any] in
-                    var o: [String: Any] = ["severity": d.severity.rawValue, "path": d.path, "message": d.message]
-                    if let v = d.value { o["value"] = v }
-                    if let f = d.fix { o["fix"] = f }
-                    return o
-                },
-                "limits": report.limits.map { l -> [String: Any] in
-                    [
-                        "path": "sites[\(l.site)].routes", "platform": l.platform, "limit": l.limit.rawValue, "summary": l.limit.summary,
-                        "message": l.limit.explanation, "example": l.example, "routes": l.routes, "sampleLinks": l.count, "note": l.limit.fix,
-                    ]
-                },
-            ])
+        if args.has(json) {
+            Output.json(ValidationResult(file: path, report: report))
             return report.errors.isEmpty ? 0 : 1
         }
         for d in report.diagnostics {
@@ -54,7 +72,7 @@ enum ValidateCommand: LinkwellCommand {
             // Diagnostics on stderr (warnings dropped with --quiet), the verdict on stdout.
             if d.severity == .error { Output.err(line) } else { Output.note(line) }
         }
-        if args.has("--limits") {
+        if args.has(limits) {
             for limit in report.limits { Output.out("\(path): \(limit)") }
         }
         if report.errors.isEmpty, let table = report.table {
@@ -62,7 +80,7 @@ enum ValidateCommand: LinkwellCommand {
             var summary = "\(path): OK — \(table.sites.count) site(s), \(routes) route(s), \(report.warnings.count) warning(s)"
             if !report.limits.isEmpty {
                 let count = report.limits.count
-                summary += ", \(count) platform limit\(count == 1 ? "" : "s")" + (args.has("--limits") ? " (listed above)" : ": see 'linkwell validate --limits'")
+                summary += ", \(count) platform limit\(count == 1 ? "" : "s")" + (args.has(limits) ? " (listed above)" : ": see 'linkwell validate --limits'")
             }
             Output.out(summary)
             return 0

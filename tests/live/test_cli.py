@@ -409,3 +409,46 @@ def test_healthcheck_json_on_a_closed_port():
     assert r.returncode == 1, r.stderr
     j = json.loads(r.stdout)
     assert j["url"] == f"http://127.0.0.1:{port}/healthz" and j["healthy"] is False and j["error"]
+
+
+def test_nested_subcommands_are_found_before_any_file_is_opened(tmp_path):
+    """`links`/`tokens` actions are subcommands: an unknown one is a usage error even when the
+    config does not exist (nothing was opened), with a did-you-mean or the list to choose from."""
+    missing = tmp_path / "no-such-config.json5"
+    r = run("links", "lst", "--config", str(missing))
+    assert r.returncode == 64 and r.stdout == ""
+    assert r.stderr == "Error: unknown subcommand 'lst' for 'links'. Did you mean 'list'? Run 'linkwell links --help' for the list.\n"
+    r = run("links", "frobnicate", "--config", str(missing))
+    assert r.returncode == 64 and "Choose add, list, show, disable, enable, delete, import or export." in r.stderr
+    assert str(missing) not in r.stderr
+    r = run("tokens", "revok", "x", "--config", str(missing))
+    assert r.returncode == 64 and "Did you mean 'revoke'?" in r.stderr
+    assert not missing.exists()
+
+
+def test_every_subcommand_help_is_generated_with_its_own_options():
+    r = run("links", "--help")
+    assert r.returncode == 0 and "SUBCOMMANDS:" in r.stdout and "  add " in r.stdout
+    add = run("links", "add", "--help").stdout
+    assert add.startswith("OVERVIEW: ") and "USAGE: linkwell links add [--config <file>]" in add
+    assert "--target <url>" in add and "--fdl-takeout" not in add
+    export = run("links", "export", "--help").stdout
+    assert "--format <csv|json>" in export and "--target" not in export
+    assert run("help", "tokens", "create").stdout == run("tokens", "create", "--help").stdout
+    # An option of another subcommand is refused, with the subcommand named.
+    r = run("links", "list", "--target", "https://example.com/")
+    assert r.returncode == 64 and r.stderr.startswith("Error: unknown option '--target' for 'links list'")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["serve", "--threads", "0"], "Error: --threads is '0'; give a number of at least 1"),
+    (["serve", "--log-format", "jsn"], "Error: --log-format is 'jsn'; did you mean 'json'? use json or text"),
+    (["serve", "--listen", "localhost"], "Error: --listen is 'localhost'; "),
+    (["healthcheck", "--timeout", "soon"], "Error: --timeout is 'soon'; give a positive number of seconds"),
+    (["links", "add", "--target", "https://x/", "--length", "2"], "Error: --length is '2'; give a number from 4 to "),
+    (["links", "export", "--format", "xml"], "Error: --format is 'xml'; use csv or json"),
+])
+def test_bad_option_values_are_refused_before_the_command_runs(tmp_path, args, message):
+    r = run(*args, "--config", str(tmp_path / "missing.json5"))
+    assert r.returncode == 64 and r.stdout == "", r.stderr
+    assert r.stderr.startswith(message), r.stderr
