@@ -326,7 +326,9 @@ final class AdminAPI: Sendable {
             return Self.error(400, "invalid_parameter", error.description, fix: "send site, link, route, since and until (YYYY-MM-DD, UTC), each optional")
         }
         let report = try store.clickReport(query)
-        let body = (try? JSONSerialization.data(withJSONObject: report.jsonObject(query: query), options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let body = (try? encoder.encode(report.document(query: query))) ?? Data("{}".utf8)
         return .dynamic(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body: Array(body))
     }
 

@@ -374,24 +374,52 @@ extension ClickQuery {
 
 extension ClickReport {
     /// The JSON of `linkwell stats --json` (and `/api/v1/stats`): counts by name, lists in order.
-    public func jsonObject(query: ClickQuery) -> [String: Any] {
+    public struct Document: Encodable, Sendable {
+        public struct Query: Encodable, Sendable {
+            var site, link, route, since, until: String?
+        }
+        public struct YesNo: Encodable, Sendable {
+            var yes, no: Int
+        }
+        public struct Referrer: Encodable, Sendable {
+            var host: String
+            var clicks: Int
+        }
+        public struct Day: Encodable, Sendable {
+            var day: String
+            var clicks: Int
+        }
+        public struct Month: Encodable, Sendable {
+            var month: String
+            var clicks: Int
+        }
+        public struct Link: Encodable, Sendable {
+            var site, code, route: String
+            var clicks: Int
+        }
+        var query: Query
+        var total, humans, crawlers: Int
+        var inAppBrowser, crawler: YesNo
+        var platform, outcome: [String: Int]
+        var referrers: [Referrer]
+        var days: [Day]
+        var months: [Month]
+        var links: [Link]
+    }
+
+    /// This report as `linkwell stats --json` prints it, for `query`.
+    public func document(query: ClickQuery) -> Document {
         func named(_ counts: [Count]) -> [String: Int] { Dictionary(uniqueKeysWithValues: counts.map { ($0.name, $0.clicks) }) }
-        var q: [String: Any] = [:]
-        if let s = query.site { q["site"] = s }
-        if let c = query.code { q["link"] = c }
-        if let r = query.route { q["route"] = r }
-        if let s = query.since { q["since"] = ClickDay.text(s) }
-        if let u = query.until { q["until"] = ClickDay.text(u) }
-        return [
-            "query": q,
-            "total": total, "humans": humans, "crawlers": crawlers,
-            "inAppBrowser": ["yes": inAppBrowser, "no": total - inAppBrowser],
-            "crawler": ["yes": crawlers, "no": humans],
-            "platform": named(platforms), "outcome": named(outcomes),
-            "referrers": referrers.map { ["host": $0.name, "clicks": $0.clicks] },
-            "days": days.map { ["day": $0.name, "clicks": $0.clicks] },
-            "months": months.map { ["month": $0.name, "clicks": $0.clicks] },
-            "links": links.map { ["site": $0.site, "code": $0.code, "route": $0.route, "clicks": $0.clicks] },
-        ]
+        return Document(
+            query: .init(site: query.site, link: query.code, route: query.route,
+                         since: query.since.map(ClickDay.text), until: query.until.map(ClickDay.text)),
+            total: total, humans: humans, crawlers: crawlers,
+            inAppBrowser: .init(yes: inAppBrowser, no: total - inAppBrowser),
+            crawler: .init(yes: crawlers, no: humans),
+            platform: named(platforms), outcome: named(outcomes),
+            referrers: referrers.map { .init(host: $0.name, clicks: $0.clicks) },
+            days: days.map { .init(day: $0.name, clicks: $0.clicks) },
+            months: months.map { .init(month: $0.name, clicks: $0.clicks) },
+            links: links.map { .init(site: $0.site, code: $0.code, route: $0.route, clicks: $0.clicks) })
     }
 }

@@ -322,13 +322,6 @@ enum Output {
             err("Error: cannot write the result as JSON: \(error)")
         }
     }
-
-    static func jsonObject(_ value: Any) {
-        if let data = try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) {
-            FileHandle.standardOutput.write(data)
-            FileHandle.standardOutput.write(Data("\n".utf8))
-        }
-    }
 }
 
 /// An optional value written as JSON `null` when absent (instead of leaving the key out).

@@ -70,7 +70,7 @@ enum StatsCommand: LinkwellCommand {
             }
         }
         if args.has(CommonOptions.json) {
-            Output.jsonObject(report.jsonObject(query: query))
+            Output.json(report.document(query: query))
             return 0
         }
         printReport(report, query: query, path: location.description, exists: location.exists)
