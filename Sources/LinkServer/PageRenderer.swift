@@ -4,8 +4,7 @@ import LinkStore
 import MicroHTTP
 
 /// What a browser gets for a link that matched a route, and for one that did not. The landing
-/// pages (module LandingPages, `LandingPageRenderer`) are the default; `MinimalPageRenderer` is a bare
-/// alternative a caller can pass to `Snapshot` (nothing uses it by default any more).
+/// pages (module LandingPages, `LandingPageRenderer`) are the default.
 /// Called concurrently on daemon threads: implementations must be immutable.
 public protocol PageRenderer: Sendable {
     func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> HTTPResponse

@@ -141,7 +141,7 @@ public final class ServerRuntime: Sendable {
     /// (which has the write) and swapped in before this returns.
     /// When the store cannot be read back (deleted or locked a moment after the write), the
     /// written links are applied to the index in memory instead: a link answered 2xx is served.
-    public func linksChanged(changed: [ShortLink], removed: [(site: String, code: String)] = []) {
+    public func linksChanged(changed: [ShortLink], removed: [(site: String, code: String)]) {
         if !linkRefresher.check(storage: snapshot.table.config.storage, reason: "local write") {
             linkRefresher.apply(changed: changed, removed: removed)
         }
