@@ -171,23 +171,30 @@ public struct LandingPageRenderer: PageRenderer {
         }
     }
 
+    /// The route's own page, rendered (the compiled one is `answer(for:site:request:)`'s).
     public func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> HTTPResponse {
         Self.http(landing.page(for: match, site: site, browser: compiled.browser(request.userAgent), acceptLanguage: request.acceptLanguage))
     }
 
     public func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts, overrides: LinkOverrides) -> HTTPResponse {
-        Self.http(landing.page(for: match, site: site, browser: BrowserFacts(userAgent: request.userAgent), acceptLanguage: request.acceptLanguage,
-                               overrides: overrides, iPad: request.userAgent?.contains("iPad") ?? false))
+        let userAgent = compiled.userAgent(request.userAgent)
+        return Self.http(landing.page(for: match, site: site, browser: userAgent.browser, acceptLanguage: request.acceptLanguage,
+                                      overrides: overrides, iPad: userAgent.isIPad))
     }
 
-    /// The compiled page or redirect; the slow way (`FallbackDecision` and `page`) only for a
-    /// variant or a value the compiled page does not cover.
+    /// The route's compiled page or redirect for this request; nil: a variant or a value the
+    /// compiled page does not cover (the landing stage renders it).
     public func answer(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> PageAnswer? {
         switch compiledAnswer(for: match, site: site, request: request) {
-        case let .page(body)?: .page(.dynamic(status: 200, headers: LandingRenderer.pageHeaders, body: body))
+        case let .page(body)?: .page(Self.compiledPage(body))
         case let .redirect(location)?: .redirect(location)
         case nil: nil
         }
+    }
+
+    /// A compiled page's response (`LandingRenderer.pageHeaders` carry the security headers).
+    static func compiledPage(_ body: [UInt8]) -> HTTPResponse {
+        .dynamic(status: 200, headers: LandingRenderer.pageHeaders, body: body)
     }
 
     /// `LandingRenderer.pageHeaders` include them.
@@ -196,10 +203,13 @@ public struct LandingPageRenderer: PageRenderer {
     /// One prepared response per site, platform and language.
     public func notFound(site: CompiledSite, request: RequestFacts) -> HTTPResponse {
         let browser = compiled.browser(request.userAgent)
-        let catalog = locale(site: site, browser: browser, acceptLanguage: request.acceptLanguage)
-        let key = CompiledPageCache.NotFoundKey(site: site.index, platform: browser.platform, locale: catalog.tag)
+        return notFound(site: site, platform: browser.platform, catalog: locale(site: site, browser: browser, acceptLanguage: request.acceptLanguage))
+    }
+
+    func notFound(site: CompiledSite, platform: Platform, catalog: StringCatalog) -> HTTPResponse {
+        let key = CompiledPageCache.NotFoundKey(site: site.index, platform: platform, locale: catalog.tag)
         return .prepared(compiled.notFound.value(key) {
-            let page = landing.notFound(site: site, platform: browser.platform, catalog: catalog)
+            let page = landing.notFound(site: site, platform: platform, catalog: catalog)
             return PreparedResponse(status: page.status, headers: page.headers, body: page.body)
         })
     }

@@ -1,9 +1,9 @@
 // Short links WITH overrides (preview, fallbacks, campaign tags, forced redirect), answered once
 // per link and variant. A stored link's overrides and target are fixed, so its answer depends on
 // the request only through the variant the route pages are compiled by (platform, crawler,
-// in-app browser, language) plus whether the browser is an iPad (`ipfl`): the renderer makes it
-// once — the same calls the Responder's override path makes, so the bytes are the renderer's —
-// and every later request of the variant is a dictionary probe and a prepared response.
+// in-app browser, language) plus whether the browser is an iPad (`ipfl`): the landing stage
+// (LandingAnswerer) makes it once — the same calls it makes per request, so the bytes are the
+// renderer's — and every later request of the variant is a dictionary probe and a prepared response.
 //
 // An entry remembers the link it was made from; a lookup that finds the code with other contents
 // (edited, re-imported) makes it again. The whole cache is released when the served link index
@@ -44,14 +44,7 @@ final class LinkPageCache: Sendable {
         var bytes = 0
     }
 
-    /// A User-Agent's browser facts and iPad flag, as the override path reads them.
-    struct Browser: Sendable {
-        var facts: BrowserFacts
-        var iPad: Bool
-    }
-
     private let state = Locked(State())
-    let browsers = BoundedCache<HeaderKey, Browser>(byteBudget: CompiledPageCache.headerCacheBytes, heapBytes: { $0.facts.heapBytes })
     let capacity: Int
     let byteBudget: Int
     /// A larger answer is made every time, never kept.
@@ -66,13 +59,6 @@ final class LinkPageCache: Sendable {
         self.byteBudget = byteBudget
         self.largestEntry = byteBudget / 16
     }
-
-    func browser(_ userAgent: String?) -> Browser {
-        guard let userAgent, !userAgent.isEmpty else { return Self.noUserAgent }
-        return browsers.value(HeaderKey(userAgent)) { Browser(facts: BrowserFacts(userAgent: userAgent), iPad: userAgent.contains("iPad")) }
-    }
-
-    static let noUserAgent = Browser(facts: BrowserFacts(userAgent: nil), iPad: false)
 
     /// The cached answer of `key` when it was made from `link` under `generation`, else `make()`'s
     /// (kept for the next request).
@@ -121,33 +107,5 @@ extension HTTPResponse {
         case let .prepared(p): p.bodyCount
         case let .dynamic(_, _, body): body.count
         }
-    }
-}
-
-extension LandingPageRenderer {
-    /// A short link with overrides: its answer for this request's variant, made once (see the top
-    /// of this file).
-    public func answer(for link: IndexedShortLink, generation: UInt64, site: CompiledSite, request: RequestFacts) -> LinkAnswer? {
-        guard let match = link.match else { return nil }
-        let cache = compiled.links
-        let browser = cache.browser(request.userAgent)
-        let catalog = locale(site: site, browser: browser.facts, acceptLanguage: request.acceptLanguage)
-        let key = LinkPageCache.Key(site: site.index, code: link.link.code, platform: browser.facts.platform, crawler: browser.facts.crawler != nil,
-                                    inAppBrowser: browser.facts.crawler == nil ? browser.facts.inAppBrowser : nil, locale: catalog.tag,
-                                    iPad: browser.iPad)
-        var made = cache.answer(key, link: link, generation: generation) {
-            // What Responder's override path does, once.
-            let overrides = LinkOverrides(link.link)
-            let links = LandingLinks(table: landing.table, site: site, match: match).overridden(by: overrides)
-            let decision = FallbackDecision.decide(browser: browser.facts, site: site, match: match, links: links, overrides: overrides, iPad: browser.iPad)
-            let outcome = ClickOutcome(decision: decision, forcedRedirect: overrides.forcedRedirect)
-            if case let .redirect(_, location, _) = decision { return LinkAnswer(answer: .redirect(location), outcome: outcome) }
-            let page = landing.page(for: match, site: site, browser: browser.facts, acceptLanguage: request.acceptLanguage,
-                                    overrides: overrides, iPad: browser.iPad)
-            return LinkAnswer(answer: .page(.prepared(PreparedResponse(status: page.status, headers: page.headers, body: page.body))), outcome: outcome)
-        }
-        // This request's (the cached answer is the variant's).
-        made.browser = browser.facts
-        return made
     }
 }

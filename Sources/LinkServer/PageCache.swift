@@ -70,9 +70,22 @@ extension BrowserFacts {
     var heapBytes: Int { (inAppBrowser?.utf8.count ?? 0) + (crawler?.utf8.count ?? 0) }
 }
 
-/// What `LandingPageRenderer` keeps per snapshot so a request renders nothing: the browser facts
-/// of each User-Agent, the language of each Accept-Language, the compiled page of each route
-/// variant and the not-found page of each site variant (prepared once, sent as is).
+/// What a User-Agent says, read once per distinct header per snapshot.
+struct UserAgentFacts: Sendable {
+    var browser: BrowserFacts
+    var isIPad: Bool
+
+    init(_ userAgent: String?) {
+        browser = BrowserFacts(userAgent: userAgent)
+        // The one place an iPad is told apart (a link's `ipfl`).
+        isIPad = userAgent?.contains("iPad") ?? false
+    }
+}
+
+/// What the landing stage keeps per snapshot so a request renders nothing: the facts of each
+/// User-Agent, the language of each Accept-Language, the compiled page of each route variant, the
+/// not-found page of each site variant (prepared once, sent as is) and the answers of stored
+/// links with overrides.
 final class CompiledPageCache: Sendable {
     struct LocaleKey: Hashable, Sendable {
         var site: Int
@@ -94,7 +107,7 @@ final class CompiledPageCache: Sendable {
     /// Bytes each header-keyed cache may hold: ~4,000 distinct User-Agents or Accept-Languages,
     /// whatever their length.
     static let headerCacheBytes = 512 * 1024
-    let browsers = BoundedCache<HeaderKey, BrowserFacts>(byteBudget: CompiledPageCache.headerCacheBytes, heapBytes: \.heapBytes)
+    let browsers = BoundedCache<HeaderKey, UserAgentFacts>(byteBudget: CompiledPageCache.headerCacheBytes, heapBytes: { $0.browser.heapBytes })
     /// The catalogs are the renderer's (shared storage): an entry holds a reference, not a copy.
     let locales = BoundedCache<LocaleKey, StringCatalog>(byteBudget: CompiledPageCache.headerCacheBytes)
     let pages = BoundedCache<PageVariant, Page>(capacity: 1024)
@@ -102,27 +115,31 @@ final class CompiledPageCache: Sendable {
     /// Short links with overrides, per link and variant (LinkPageCache.swift).
     let links = LinkPageCache()
 
-    func browser(_ userAgent: String?) -> BrowserFacts {
+    /// The User-Agent's facts, from the cache.
+    func userAgent(_ userAgent: String?) -> UserAgentFacts {
         guard let userAgent, !userAgent.isEmpty else { return Self.noUserAgent }
-        return browsers.value(HeaderKey(userAgent)) { BrowserFacts(userAgent: userAgent) }
+        return browsers.value(HeaderKey(userAgent)) { UserAgentFacts(userAgent) }
     }
 
-    static let noUserAgent = BrowserFacts(userAgent: nil)
+    func browser(_ userAgent: String?) -> BrowserFacts { self.userAgent(userAgent).browser }
+
+    static let noUserAgent = UserAgentFacts(nil)
 }
 
 extension LandingPageRenderer {
-    /// The User-Agent's facts from the per-snapshot cache the compiled pages read too.
-    public func browserFacts(userAgent: String?) -> BrowserFacts { compiled.browser(userAgent) }
-
     /// The compiled answer for a matched link; nil: the caller renders it the slow way.
     func compiledAnswer(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> CompiledLandingPage.Outcome? {
         let browser = compiled.browser(request.userAgent)
         let catalog = locale(site: site, browser: browser, acceptLanguage: request.acceptLanguage)
+        return compiledPage(for: match, site: site, browser: browser, catalog: catalog)?.answer(match: match, site: site, renderer: landing, locale: catalog.tag)
+    }
+
+    /// The compiled page of `match`'s variant (made at its first request); nil: the variant renders the slow way.
+    func compiledPage(for match: LinkMatch, site: CompiledSite, browser: BrowserFacts, catalog: StringCatalog) -> CompiledLandingPage? {
         let variant = PageVariant(match: match, site: site, browser: browser, locale: catalog.tag)
-        let page = compiled.pages.value(variant) {
+        return compiled.pages.value(variant) {
             CompiledPageCache.Page(compiled: landing.compilePage(match: match, site: site, browser: browser, catalog: catalog))
-        }
-        return page.compiled?.answer(match: match, site: site, renderer: landing, locale: catalog.tag)
+        }.compiled
     }
 
     func locale(site: CompiledSite, browser: BrowserFacts, acceptLanguage: String?) -> StringCatalog {
