@@ -34,8 +34,9 @@ enum LinkDestination {
 }
 
 /// The one place a matched link is answered (see the top of this file). Immutable; its caches
-/// belong to the snapshot.
-struct LandingAnswerer: Sendable {
+/// belong to the snapshot. A class: the request path reaches it through the snapshot without
+/// copying the route table and the renderer it holds.
+final class LandingAnswerer: Sendable {
     let table: RouteTable
     let renderer: any PageRenderer
     /// The shipped landing pages (compiled per variant); nil for a renderer plugged in by a caller.

@@ -16,8 +16,7 @@ import LinkStore
 import MicroHTTP
 
 /// The answers of short links with overrides, by link and variant, within a count and a byte
-/// budget: when a new entry would pass either, the cache is emptied first (hot links come back
-/// on their next request; a flood of distinct links costs what rendering costs, never memory).
+/// budget: when a new entry would pass either, the cache is emptied first (BoundedCache `.empty`).
 final class LinkPageCache: Sendable {
     struct Key: Hashable, Sendable {
         var site: Int
@@ -34,71 +33,41 @@ final class LinkPageCache: Sendable {
         /// What the answer was made from.
         var link: IndexedShortLink
         var answer: LinkAnswer
-        var bytes: Int
     }
 
-    struct State {
-        /// The link index the entries belong to (0: none yet).
-        var generation: UInt64 = 0
-        var entries: [Key: Entry] = [:]
-        var bytes = 0
-    }
-
-    private let state = Locked(State())
-    let capacity: Int
-    let byteBudget: Int
+    private let entries: BoundedCache<Key, Entry>
+    var capacity: Int { entries.capacity }
+    var byteBudget: Int { entries.byteBudget }
     /// A larger answer is made every time, never kept.
-    let largestEntry: Int
+    var largestEntry: Int { entries.largestEntry }
     static let defaultCapacity = 4096
     static let defaultByteBudget = 16 * 1024 * 1024
     /// Counted per entry besides the answer's bytes: the key, the link and the response object.
     static let entryOverhead = 1024
 
     init(capacity: Int = LinkPageCache.defaultCapacity, byteBudget: Int = LinkPageCache.defaultByteBudget) {
-        self.capacity = capacity
-        self.byteBudget = byteBudget
-        self.largestEntry = byteBudget / 16
-    }
-
-    /// The cached answer of `key` when it was made from `link` under `generation`, else `make()`'s
-    /// (kept for the next request).
-    func answer(_ key: Key, link: IndexedShortLink, generation: UInt64, make: () -> LinkAnswer) -> LinkAnswer {
-        let hit: LinkAnswer? = state.withLock { s in
-            guard s.generation == generation, let entry = s.entries[key], entry.link == link else { return nil }
-            return entry.answer
-        }
-        if let hit { return hit }
-        let made = make()
-        let size = Self.entryOverhead + key.code.utf8.count + {
-            switch made.answer {
+        entries = BoundedCache(capacity: capacity, byteBudget: byteBudget, largestEntry: byteBudget / 16, whenFull: .empty) { key, entry in
+            let answer = switch entry.answer.answer {
             case let .page(response): response.bodyCount
             case let .redirect(location): location.utf8.count
             }
-        }()
-        // Emptied states are freed after the lock is let go.
-        var released: [State] = []
-        state.withLock { s in
-            // A newer index empties the cache; a request still on an older one keeps nothing.
-            if generation > s.generation {
-                released.append(s)
-                s = State(generation: generation)
-            }
-            guard generation == s.generation, size <= largestEntry else { return }
-            if let old = s.entries.removeValue(forKey: key) { s.bytes -= old.bytes }
-            if s.entries.count >= capacity || s.bytes + size > byteBudget {
-                released.append(s)
-                s = State(generation: generation)
-            }
-            s.entries[key] = Entry(link: link, answer: made, bytes: size)
-            s.bytes += size
+            return LinkPageCache.entryOverhead + key.code.utf8.count + answer
         }
-        released.removeAll()
+    }
+
+    /// The cached answer of `key` when it was made from `link` under `generation`, else `make()`'s
+    /// (kept for the next request; a newer index empties the cache, a request still on an older
+    /// one keeps nothing).
+    func answer(_ key: Key, link: IndexedShortLink, generation: UInt64, make: () -> LinkAnswer) -> LinkAnswer {
+        if let hit = entries.cached(key, generation: generation), hit.link == link { return hit.answer }
+        let made = make()
+        entries.keep(key, Entry(link: link, answer: made), generation: generation)
         return made
     }
 
     /// Entries and bytes held now (tests, the bench).
-    var count: Int { state.withLock { $0.entries.count } }
-    var bytes: Int { state.withLock { $0.bytes } }
+    var count: Int { entries.count }
+    var bytes: Int { entries.bytes }
 }
 
 extension HTTPResponse {

@@ -2,55 +2,6 @@ import LandingPages
 import LinkRouting
 import MicroHTTP
 
-/// A dictionary behind a lock that stops growing at its budget: past it, new keys are computed
-/// every time (as they were before there was a cache), so a flood of distinct keys costs what it
-/// cost without one and never memory. The budget is a count of entries, or bytes (`byteBudget`).
-final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private struct State {
-        var entries: [Key: Value] = [:]
-        var used = 0
-    }
-
-    private let state = Locked(State())
-    /// Entries (count budget) or bytes (byte budget) the cache may hold.
-    let budget: Int
-    private let cost: @Sendable (Value) -> Int
-
-    /// At most `capacity` entries.
-    init(capacity: Int) {
-        self.budget = capacity
-        self.cost = { _ in 1 }
-    }
-
-    /// At most `byteBudget` bytes: each entry counts its key and value as stored inline, a
-    /// dictionary slot's overhead, and `heapBytes(value)` for what the value holds on the heap.
-    init(byteBudget: Int, heapBytes: @escaping @Sendable (Value) -> Int = { _ in 0 }) {
-        self.budget = byteBudget
-        let inline = MemoryLayout<Key>.stride + MemoryLayout<Value>.stride + BoundedCache.slotOverhead
-        self.cost = { inline + heapBytes($0) }
-    }
-
-    /// A dictionary's own bookkeeping per entry (hash table slot at its maximum load, metadata).
-    static var slotOverhead: Int { 32 }
-
-    func value(_ key: Key, make: () -> Value) -> Value {
-        if let hit = state.withLock({ $0.entries[key] }) { return hit }
-        let made = make()
-        let size = cost(made)
-        state.withLock { state in
-            if state.used + size <= budget, state.entries[key] == nil {
-                state.entries[key] = made
-                state.used += size
-            }
-        }
-        return made
-    }
-
-    var count: Int { state.withLock { $0.entries.count } }
-    /// Entries (count budget) or bytes (byte budget) held now.
-    var used: Int { state.withLock { $0.used } }
-}
-
 /// A request header as a cache key: a hash of its value (SipHash, seeded at random in every
 /// process, so a client cannot make two values collide on purpose), never the value itself — an
 /// entry's size does not depend on what the client sent. The value is `RequestFacts`' capped one
