@@ -18,13 +18,10 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         case empty
     }
 
-    private struct Entry {
-        var value: Value
-        var bytes: Int
-    }
-
     private struct State {
-        var entries: [Key: Entry] = [:]
+        /// The values themselves (a lookup copies nothing else); an entry's size is `cost`'s, again
+        /// when it is replaced.
+        var entries: [Key: Value] = [:]
         var bytes = 0
         /// The source generation the entries belong to (0: none given).
         var generation: UInt64 = 0
@@ -50,7 +47,7 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// stored inline, a dictionary slot's overhead, and `heapBytes(value)` for what the value holds
     /// on the heap.
     convenience init(byteBudget: Int, heapBytes: @escaping @Sendable (Value) -> Int = { _ in 0 }) {
-        let inline = MemoryLayout<Key>.stride + MemoryLayout<Entry>.stride + BoundedCache.slotOverhead
+        let inline = MemoryLayout<Key>.stride + MemoryLayout<Value>.stride + BoundedCache.slotOverhead
         self.init(byteBudget: byteBudget, cost: { _, value in inline + heapBytes(value) })
     }
 
@@ -67,7 +64,7 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// The value kept for `key` under `generation`, if any.
     func cached(_ key: Key, generation: UInt64 = 0) -> Value? {
-        state.withLock { $0.generation == generation ? $0.entries[key]?.value : nil }
+        state.withLock { $0.generation == generation ? $0.entries[key] : nil }
     }
 
     /// Keeps `value` for `key` if the budgets allow (see the type).
@@ -85,14 +82,14 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
                 // `.keep`: the first one stays (another request made the same value meanwhile).
                 guard whenFull == .empty else { return }
                 s.entries[key] = nil
-                s.bytes -= old.bytes
+                s.bytes -= cost(key, old)
             }
             if s.entries.count >= capacity || s.bytes + size > byteBudget {
                 guard whenFull == .empty else { return }
                 released.append(s)
                 s = State(generation: generation)
             }
-            s.entries[key] = Entry(value: value, bytes: size)
+            s.entries[key] = value
             s.bytes += size
         }
         released.removeAll()

@@ -13,7 +13,8 @@ import MicroHTTP
 
 /// A matched link to answer, and who asks.
 struct LandingRequest: Sendable {
-    var site: CompiledSite
+    /// The snapshot's site (a reference: the compiled site is read in place).
+    var site: Site
     var match: LinkMatch
     /// A short or long link's overrides; nil for a route's own link.
     var overrides: LinkOverrides?
@@ -49,17 +50,18 @@ final class LandingAnswerer: Sendable {
         self.renderer = renderer
         shipped = renderer as? LandingPageRenderer
         cache = shipped?.compiled ?? CompiledPageCache()
+        pagesCarrySecurityHeaders = shipped != nil
     }
 
     /// The shipped pages carry `Responder.htmlSecurityHeaders` already (`LandingRenderer.pageHeaders`).
-    var pagesCarrySecurityHeaders: Bool { shipped != nil }
+    let pagesCarrySecurityHeaders: Bool
 
     /// The request's visitor on `site`, from the snapshot's caches.
-    func visitor(site: CompiledSite, facts: RequestFacts) -> Visitor {
+    func visitor(site: Site, facts: RequestFacts) -> Visitor {
         let userAgent = cache.userAgent(facts.userAgent)
         return Visitor(browser: userAgent.browser, isIPad: userAgent.isIPad, hasUserAgent: !(facts.userAgent?.isEmpty ?? true),
                        acceptLanguage: facts.acceptLanguage,
-                       catalog: shipped?.locale(site: site, browser: userAgent.browser, acceptLanguage: facts.acceptLanguage))
+                       catalog: shipped?.locale(site: site.compiled, browser: userAgent.browser, acceptLanguage: facts.acceptLanguage))
     }
 
     /// The answer: the route's compiled one when the link overrides nothing, a stored link's kept
@@ -69,7 +71,7 @@ final class LandingAnswerer: Sendable {
             if let compiled = compiled(request) { return compiled }
         } else if let stored = request.stored, let shipped, let catalog = request.visitor.catalog {
             let browser = request.visitor.browser
-            let key = LinkPageCache.Key(site: request.site.index, code: stored.link.link.code, platform: browser.platform, crawler: browser.crawler != nil,
+            let key = LinkPageCache.Key(site: request.site.compiled.index, code: stored.link.link.code, platform: browser.platform, crawler: browser.crawler != nil,
                                         inAppBrowser: browser.crawler == nil ? browser.inAppBrowser : nil, locale: catalog.tag,
                                         iPad: request.visitor.isIPad)
             return shipped.compiled.links.answer(key, link: stored.link, generation: stored.generation) { make(request, facts: facts, prepared: true) }
@@ -78,38 +80,38 @@ final class LandingAnswerer: Sendable {
     }
 
     /// The not-found page (the shipped one: prepared once per site, platform and language).
-    func notFound(site: CompiledSite, visitor: Visitor, facts: RequestFacts) -> HTTPResponse {
-        guard let shipped, let catalog = visitor.catalog else { return renderer.notFound(site: site, request: facts) }
-        return shipped.notFound(site: site, platform: visitor.browser.platform, catalog: catalog)
+    func notFound(site: Site, visitor: Visitor, facts: RequestFacts) -> HTTPResponse {
+        guard let shipped, let catalog = visitor.catalog else { return renderer.notFound(site: site.compiled, request: facts) }
+        return shipped.notFound(site: site.compiled, platform: visitor.browser.platform, catalog: catalog)
     }
 
     /// The route's compiled page or redirect; nil: not the shipped pages, or a variant or value the
     /// compiled page does not cover.
     private func compiled(_ request: LandingRequest) -> LinkAnswer? {
-        guard let shipped, let catalog = request.visitor.catalog,
-              let page = shipped.compiledPage(for: request.match, site: request.site, browser: request.visitor.browser, catalog: catalog),
-              let made = page.answer(match: request.match, site: request.site, renderer: shipped.landing, locale: catalog.tag)
+        guard let shipped, let catalog = request.visitor.catalog else { return nil }
+        let page = shipped.compiledPage(for: request.match, site: request.site.compiled, browser: request.visitor.browser, catalog: catalog)
+        guard let made = page.compiled?.answer(match: request.match, site: request.site.compiled, renderer: shipped.landing, locale: catalog.tag)
         else { return nil }
         switch made {
         case let .page(body):
             return LinkAnswer(answer: .page(LandingPageRenderer.compiledPage(body)), outcome: .appPage)
         case let .redirect(location):
-            return LinkAnswer(answer: .redirect(location), outcome: ClickOutcome(redirect: page.redirectKind ?? .web))
+            return LinkAnswer(answer: .redirect(location), outcome: ClickOutcome(redirect: page.compiled?.redirectKind ?? .web))
         }
     }
 
     /// Links, decision, page or redirect, now. `prepared`: the page is kept and sent many times.
     private func make(_ request: LandingRequest, facts: RequestFacts, prepared: Bool) -> LinkAnswer {
         let visitor = request.visitor
-        let choice = LandingChoice(table: table, site: request.site, match: request.match, overrides: request.overrides,
+        let choice = LandingChoice(table: table, site: request.site.compiled, match: request.match, overrides: request.overrides,
                                    browser: visitor.browser, iPad: visitor.isIPad)
         let outcome = ClickOutcome(decision: choice.decision, forcedRedirect: request.overrides?.forcedRedirect ?? false)
         if case let .redirect(_, location, _) = choice.decision { return LinkAnswer(answer: .redirect(location), outcome: outcome) }
         guard let shipped else {
-            let page = renderer.page(for: request.match, site: request.site, request: facts, overrides: request.overrides ?? Responder.noOverrides)
+            let page = renderer.page(for: request.match, site: request.site.compiled, request: facts, overrides: request.overrides ?? Responder.noOverrides)
             return LinkAnswer(answer: .page(page), outcome: outcome)
         }
-        let page = shipped.landing.page(for: request.match, site: request.site, browser: visitor.browser, acceptLanguage: visitor.acceptLanguage,
+        let page = shipped.landing.page(for: request.match, site: request.site.compiled, browser: visitor.browser, acceptLanguage: visitor.acceptLanguage,
                                         overrides: request.overrides, iPad: visitor.isIPad)
         let response: HTTPResponse = prepared
             ? .prepared(PreparedResponse(status: page.status, headers: page.headers, body: page.body))

@@ -50,9 +50,14 @@ final class CompiledPageCache: Sendable {
         var locale: String
     }
 
-    /// A variant that could not be compiled is remembered as such (rendered the slow way).
-    struct Page: Sendable {
-        var compiled: CompiledLandingPage?
+    /// A variant that could not be compiled is remembered as such (rendered the slow way). A
+    /// class: a lookup hands out a reference, not a copy of the compiled page.
+    final class Page: Sendable {
+        let compiled: CompiledLandingPage?
+
+        init(compiled: CompiledLandingPage?) {
+            self.compiled = compiled
+        }
     }
 
     /// Bytes each header-keyed cache may hold: ~4,000 distinct User-Agents or Accept-Languages,
@@ -82,15 +87,16 @@ extension LandingPageRenderer {
     func compiledAnswer(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> CompiledLandingPage.Outcome? {
         let browser = compiled.browser(request.userAgent)
         let catalog = locale(site: site, browser: browser, acceptLanguage: request.acceptLanguage)
-        return compiledPage(for: match, site: site, browser: browser, catalog: catalog)?.answer(match: match, site: site, renderer: landing, locale: catalog.tag)
+        return compiledPage(for: match, site: site, browser: browser, catalog: catalog).compiled?.answer(match: match, site: site, renderer: landing, locale: catalog.tag)
     }
 
-    /// The compiled page of `match`'s variant (made at its first request); nil: the variant renders the slow way.
-    func compiledPage(for match: LinkMatch, site: CompiledSite, browser: BrowserFacts, catalog: StringCatalog) -> CompiledLandingPage? {
+    /// The compiled page of `match`'s variant (made at its first request); its `compiled` is nil
+    /// when the variant renders the slow way.
+    func compiledPage(for match: LinkMatch, site: CompiledSite, browser: BrowserFacts, catalog: StringCatalog) -> CompiledPageCache.Page {
         let variant = PageVariant(match: match, site: site, browser: browser, locale: catalog.tag)
         return compiled.pages.value(variant) {
             CompiledPageCache.Page(compiled: landing.compilePage(match: match, site: site, browser: browser, catalog: catalog))
-        }.compiled
+        }
     }
 
     func locale(site: CompiledSite, browser: BrowserFacts, acceptLanguage: String?) -> StringCatalog {

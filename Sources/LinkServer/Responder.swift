@@ -33,7 +33,8 @@ public enum Responder {
     public static let aasaPaths: Set<Substring> = ["/.well-known/apple-app-site-association", "/apple-app-site-association"]
     public static let assetLinksPath: Substring = "/.well-known/assetlinks.json"
 
-    public static func respond(_ snapshot: Snapshot, _ facts: RequestFacts) -> ResponderResult {
+    /// `facts` are consumed: the request keeps them for its steps without a copy.
+    public static func respond(_ snapshot: Snapshot, _ facts: consuming RequestFacts) -> ResponderResult {
         var result = route(snapshot, facts)
         if !result.secured { result.response = secured(result.response) }
         return result
@@ -67,14 +68,22 @@ public enum Responder {
     }
 
     /// One request on its way through the steps: the snapshot, the facts, what the proxy trust
-    /// made of them and the site they are for.
-    struct Request {
+    /// made of them and the site they are for. A class: each step gets a reference, not a copy
+    /// of the facts.
+    final class Request {
         let snapshot: Snapshot
         let facts: RequestFacts
         let trust: ProxyTrust.Resolution
-        let compiled: CompiledSite
         let site: Site
         let path: Substring
+
+        init(snapshot: Snapshot, facts: RequestFacts, trust: ProxyTrust.Resolution, site: Site, path: Substring) {
+            self.snapshot = snapshot
+            self.facts = facts
+            self.trust = trust
+            self.site = site
+            self.path = path
+        }
 
         func result(_ response: HTTPResponse, _ kind: RequestKind, route: String? = nil) -> ResponderResult {
             ResponderResult(response: response, kind: kind, site: site.name, route: route, client: trust.client, scheme: trust.scheme)
@@ -82,7 +91,7 @@ public enum Responder {
 
         /// Every redirect: to a host the site allows, as the parsed URL's serialization.
         func redirected(_ location: String, route: String?, varies: Bool = true) -> ResponderResult {
-            switch RedirectPolicy.check(location, site: compiled, table: snapshot.table, configHosts: site.redirectHosts) {
+            switch RedirectPolicy.check(location, site: site.compiled, table: snapshot.table, configHosts: site.redirectHosts) {
             case let .success(url):
                 return result(redirect(url.href, varies: varies), .redirect, route: route)
             case let .failure(refusal):
@@ -91,28 +100,31 @@ public enum Responder {
         }
     }
 
-    /// The request path: checks, then a flat list of steps, the first that answers wins.
-    static func route(_ snapshot: Snapshot, _ facts: RequestFacts) -> ResponderResult {
-        let request: Request
-        switch admitted(snapshot, facts) {
-        case let .success(admitted): request = admitted
-        case let .failure(refused): return refused.result
+    /// The request path: the request line, the method, the site and the path's segments checked,
+    /// then a flat list of steps, the first that answers wins.
+    static func route(_ snapshot: Snapshot, _ facts: consuming RequestFacts) -> ResponderResult {
+        let trust = snapshot.proxyTrust.resolve(facts)
+        if let refused = refused(snapshot, facts, trust) { return refused }
+        guard let compiled = snapshot.table.site(forHost: trust.host ?? "") else {
+            // Never echo the Host back.
+            return ResponderResult(response: plain(421, "Misdirected Request: this server has no site for that host.\n"), kind: .error,
+                                   site: nil, route: nil, client: trust.client, scheme: trust.scheme)
+        }
+        let path = facts.rawPath
+        let request = Request(snapshot: snapshot, facts: facts, trust: trust, site: snapshot.site(compiled), path: path)
+        if hasDotSegment(request.path) {
+            // A browser removes dot segments before sending; nginx refuses those above the root.
+            return request.result(plain(400, "Bad Request: the path has a '.' or '..' segment (raw or %2e-encoded).\n"), .error)
         }
         if let answered = wellKnown(request) ?? previewCard(request) ?? staticAsset(request) { return answered }
-        let visitor = snapshot.answerer.visitor(site: request.compiled, facts: facts)
+        let visitor = snapshot.answerer.visitor(site: request.site, facts: request.facts)
         return longLink(request, visitor) ?? route(request, visitor) ?? shortLink(request, visitor) ?? notFound(request, visitor)
     }
 
-    struct Refused: Error {
-        var result: ResponderResult
-    }
-
-    /// The request line, the method, the site and the path's segments, or the error response.
-    static func admitted(_ snapshot: Snapshot, _ facts: RequestFacts) -> Result<Request, Refused> {
-        let trust = snapshot.proxyTrust.resolve(facts)
-        func refused(_ status: Int, _ text: String, site: String? = nil, extra: [(String, String)] = []) -> Result<Request, Refused> {
-            .failure(Refused(result: ResponderResult(response: plain(status, text, extra: extra), kind: .error, site: site, route: nil,
-                                                     client: trust.client, scheme: trust.scheme)))
+    /// A request-target or a method that Linkwell does not answer, whatever the site.
+    static func refused(_ snapshot: Snapshot, _ facts: RequestFacts, _ trust: ProxyTrust.Resolution) -> ResponderResult? {
+        func refused(_ status: Int, _ text: String, extra: [(String, String)] = []) -> ResponderResult {
+            ResponderResult(response: plain(status, text, extra: extra), kind: .error, site: nil, route: nil, client: trust.client, scheme: trust.scheme)
         }
         guard isOriginForm(facts.rawTarget) else {
             return refused(400, "Bad Request: the request-target must be an absolute path without control characters.\n")
@@ -120,17 +132,7 @@ public enum Responder {
         guard facts.method == "GET" || facts.method == "HEAD" else {
             return refused(405, "Method Not Allowed: use GET or HEAD.\n", extra: [("Allow", "GET, HEAD")])
         }
-        guard let compiled = snapshot.table.site(forHost: trust.host ?? "") else {
-            // Never echo the Host back.
-            return refused(421, "Misdirected Request: this server has no site for that host.\n")
-        }
-        let site = snapshot.site(compiled)
-        let path = facts.rawPath
-        if hasDotSegment(path) {
-            // A browser removes dot segments before sending; nginx refuses those above the root.
-            return refused(400, "Bad Request: the path has a '.' or '..' segment (raw or %2e-encoded).\n", site: site.name)
-        }
-        return .success(Request(snapshot: snapshot, facts: facts, trust: trust, compiled: compiled, site: site, path: path))
+        return nil
     }
 
     /// The association files (or a 404 that says why the site has none).
@@ -152,7 +154,7 @@ public enum Responder {
 
     /// A generated preview card (`/static/og/…`), made by the renderer.
     static func previewCard(_ r: Request) -> ResponderResult? {
-        guard r.path.hasPrefix("/static/og/"), let card = r.snapshot.renderer.asset(path: r.path, site: r.compiled, request: r.facts) else { return nil }
+        guard r.path.hasPrefix("/static/og/"), let card = r.snapshot.renderer.asset(path: r.path, site: r.site.compiled, request: r.facts) else { return nil }
         return r.result(card, .staticAsset)
     }
 
@@ -164,28 +166,28 @@ public enum Responder {
 
     /// The site's short-link prefix (`/` without one).
     static func prefix(_ r: Request) -> String {
-        r.compiled.config.shortLinks?.effectivePrefix ?? "/"
+        r.site.compiled.config.shortLinks?.effectivePrefix ?? "/"
     }
 
     /// An FDL long link (`/?link=…`, or at the prefix): like a short link made of its parameters.
     static func longLink(_ r: Request, _ visitor: Visitor) -> ResponderResult? {
         guard isLongLink(r.path, prefix: prefix(r), query: r.facts.rawQuery) else { return nil }
-        return answered(r, longLink(r.snapshot.table, site: r.compiled, query: r.facts.rawQuery ?? "", visitor: visitor), visitor: visitor)
+        return answered(r, longLink(r.snapshot.table, site: r.site, query: r.facts.rawQuery ?? "", visitor: visitor), visitor: visitor)
     }
 
     /// A link that matches one of the site's routes.
     static func route(_ r: Request, _ visitor: Visitor) -> ResponderResult? {
-        let resolution = r.snapshot.table.resolve(site: r.compiled, path: String(r.path), query: r.facts.rawQuery.map(String.init), fragment: nil)
+        let resolution = r.snapshot.table.resolve(site: r.site.compiled, path: String(r.path), query: r.facts.rawQuery.map(String.init), fragment: nil)
         guard case let .matched(match) = resolution else { return nil }
-        return landed(r, LandingRequest(site: r.compiled, match: match, visitor: visitor))
+        return landed(r, LandingRequest(site: r.site, match: match, visitor: visitor))
     }
 
     /// A short link `{prefix}{code}`: answered as its target would be, with its overrides (from the
     /// snapshot's index).
     static func shortLink(_ r: Request, _ visitor: Visitor) -> ResponderResult? {
         guard let code = shortLinkCode(r.path, prefix: prefix(r)), case let links = r.snapshot.links,
-              let short = r.snapshot.resolvedLinks.lookup(links, site: r.compiled.name, code: code),
-              let destination = shortLink(short, generation: links.generation, site: r.compiled, visitor: visitor) else { return nil }
+              let short = r.snapshot.resolvedLinks.lookup(links, site: r.site.compiled.name, code: code),
+              let destination = shortLink(short, generation: links.generation, site: r.site, visitor: visitor) else { return nil }
         var result = answered(r, destination, visitor: visitor)
         result.click?.code = short.link.code
         return result
@@ -194,10 +196,10 @@ public enum Responder {
     /// No route and no live short link: the site's `notFound.redirect`, or the not-found page.
     static func notFound(_ r: Request, _ visitor: Visitor) -> ResponderResult {
         var missed: ResponderResult
-        if let target = r.compiled.config.notFound?.redirect, !target.contains("\r"), !target.contains("\n") {
+        if let target = r.site.compiled.config.notFound?.redirect, !target.contains("\r"), !target.contains("\n") {
             missed = r.redirected(target, route: nil, varies: false)
         } else {
-            missed = r.result(r.snapshot.answerer.notFound(site: r.compiled, visitor: visitor, facts: r.facts), .notFound)
+            missed = r.result(r.snapshot.answerer.notFound(site: r.site, visitor: visitor, facts: r.facts), .notFound)
         }
         missed.click = ClickEvent(visitor: visitor, site: r.site.name, outcome: .notFound)
         return missed

@@ -196,8 +196,11 @@ public final class ServerRuntime: Sendable {
             let start = ContinuousClock.now
             let facts = RequestFacts(request)
             let snapshot = runtime.snapshot
+            // Read before the responder takes the facts.
+            let isGet = facts.method == "GET"
+            let path = snapshot.logQueryStrings ? facts.rawTarget : String(facts.rawPath)
             let result = Responder.respond(snapshot, facts)
-            if let click = result.click, let clicks = runtime.clicks, clicks.enabled, facts.method == "GET" {
+            if let click = result.click, let clicks = runtime.clicks, clicks.enabled, isGet {
                 clicks.record(click, referer: request.header("Referer"))
             }
             let elapsed = ContinuousClock.now - start
@@ -205,7 +208,7 @@ public final class ServerRuntime: Sendable {
             // Logged and counted by `requestCompleted`, once the response is really sent.
             request.attach(AnsweredRequest(
                 site: result.site, kind: result.kind, route: result.route, client: result.client, scheme: result.scheme,
-                path: snapshot.logQueryStrings ? facts.rawTarget : String(facts.rawPath), seconds: seconds))
+                path: path, seconds: seconds))
             return result.response
         }
     }

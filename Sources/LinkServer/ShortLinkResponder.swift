@@ -61,7 +61,7 @@ extension Responder {
     /// A stored short link: its target route's landing request with the link's overrides; a
     /// web-page target (no route) redirects to it, or to the platform's fallback. nil: a target
     /// that cannot be a `Location` (the link is not found).
-    static func shortLink(_ short: IndexedShortLink, generation: UInt64, site: CompiledSite, visitor: Visitor) -> LinkDestination? {
+    static func shortLink(_ short: IndexedShortLink, generation: UInt64, site: Site, visitor: Visitor) -> LinkDestination? {
         let overrides = LinkOverrides(short.link)
         if let match = short.match {
             return .landing(LandingRequest(site: site, match: match, overrides: overrides, stored: (short, generation), visitor: visitor))
@@ -73,7 +73,8 @@ extension Responder {
 
     /// An FDL long link: refused with a 400 page naming the parameter, explained (`d=1`), or
     /// answered like a short link built from its parameters.
-    static func longLink(_ table: RouteTable, site: CompiledSite, query: Substring, visitor: Visitor) -> LinkDestination {
+    static func longLink(_ table: RouteTable, site served: Site, query: Substring, visitor: Visitor) -> LinkDestination {
+        let site = served.compiled
         let request = LongLinkRequest(query: query)
         var link: ShortLink
         switch FDLLink.link(code: "", site: site, table: table, parameters: request.parameters, strictHosts: true) {
@@ -93,7 +94,7 @@ extension Responder {
         if request.debug {
             return .page(status: 200, body: LongLinkPages.explanation(link: link, match: match, overrides: overrides, request: request, site: site, table: table))
         }
-        if let match { return .landing(LandingRequest(site: site, match: match, overrides: overrides, visitor: visitor)) }
+        if let match { return .landing(LandingRequest(site: served, match: match, overrides: overrides, visitor: visitor)) }
         return .redirect(overrides.fallback(for: visitor.browser.platform, iPad: visitor.isIPad)?.url ?? link.target)
     }
 }
