@@ -96,10 +96,17 @@ public struct CompiledLandingPage: Sendable {
     /// The bytes to send for `match`; nil: render it the slow way (a value this page was not
     /// compiled for: empty, `.`/`..`, a byte never learned, a QR code or card that is not made).
     public func answer(match: LinkMatch, site: CompiledSite, renderer: LandingRenderer, locale: String) -> Outcome? {
+        answer(match: match, site: site, display: renderer.parameterDisplay, qrCode: renderer.qrCode, previewCard: renderer.previewCard, locale: locale)
+    }
+
+    /// `answer(match:site:renderer:locale:)` with only what it reads of the renderer (a caller that
+    /// holds the renderer in a class passes these without copying the whole renderer).
+    public func answer(match: LinkMatch, site: CompiledSite, display: ParameterDisplay, qrCode: (String, String) -> TrustedHTML?,
+                       previewCard: ((PreviewCard) -> String?)?, locale: String) -> Outcome? {
         guard match.route == route, match.iosAppIDs == iosAppIDs, match.androidPackages == androidPackages else { return nil }
         for (name, value) in fixed where match.parameters[name] != value { return nil }
         // A value the page may not show in its text: rendered the slow way, with the app's name.
-        guard renderer.parameterDisplay.shows(match, site: site) else { return nil }
+        guard display.shows(match, site: site) else { return nil }
         var values: [Substring] = []
         values.reserveCapacity(slotNames.count + 2)
         for name in slotNames {
@@ -116,11 +123,11 @@ public struct CompiledLandingPage: Sendable {
             if usesQR || usesCard {
                 guard let link = canonical?.string(values) else { return nil }
                 if usesQR {
-                    guard let label = qrLabel?.string(values), let svg = renderer.qrCode(link, label) else { return nil }
+                    guard let label = qrLabel?.string(values), let svg = qrCode(link, label) else { return nil }
                     qr = svg.html
                 }
                 if usesCard {
-                    guard let title = title?.string(values), let make = renderer.previewCard else { return nil }
+                    guard let title = title?.string(values), let make = previewCard else { return nil }
                     let card = PreviewCard(site: site.name, route: route, link: link, appName: LandingRenderer.appName(site), title: title,
                                            themeColor: site.config.landing?.themeColor, icon: LandingRenderer.icon(site, platform: .desktop), locale: locale)
                     guard let path = make(card) else { return nil }

@@ -90,7 +90,9 @@ final class LandingAnswerer: Sendable {
     private func compiled(_ request: LandingRequest) -> LinkAnswer? {
         guard let shipped, let catalog = request.visitor.catalog else { return nil }
         let page = shipped.compiledPage(for: request.match, site: request.site.compiled, browser: request.visitor.browser, catalog: catalog)
-        guard let made = page.compiled?.answer(match: request.match, site: request.site.compiled, renderer: shipped.landing, locale: catalog.tag)
+        // The renderer's parts, not a copy of the whole renderer.
+        guard let made = page.compiled?.answer(match: request.match, site: request.site.compiled, display: shipped.landing.parameterDisplay,
+                                               qrCode: shipped.landing.qrCode, previewCard: shipped.landing.previewCard, locale: catalog.tag)
         else { return nil }
         switch made {
         case let .page(body):

@@ -35,7 +35,7 @@ public enum Responder {
 
     /// `facts` are consumed: the request keeps them for its steps without a copy.
     public static func respond(_ snapshot: Snapshot, _ facts: consuming RequestFacts) -> ResponderResult {
-        var result = route(snapshot, facts)
+        var result = route(snapshot, consume facts)
         if !result.secured { result.response = secured(result.response) }
         return result
     }
@@ -111,7 +111,7 @@ public enum Responder {
                                    site: nil, route: nil, client: trust.client, scheme: trust.scheme)
         }
         let path = facts.rawPath
-        let request = Request(snapshot: snapshot, facts: facts, trust: trust, site: snapshot.site(compiled), path: path)
+        let request = Request(snapshot: snapshot, facts: consume facts, trust: trust, site: snapshot.site(compiled), path: path)
         if hasDotSegment(request.path) {
             // A browser removes dot segments before sending; nginx refuses those above the root.
             return request.result(plain(400, "Bad Request: the path has a '.' or '..' segment (raw or %2e-encoded).\n"), .error)

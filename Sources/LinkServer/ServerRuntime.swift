@@ -199,7 +199,7 @@ public final class ServerRuntime: Sendable {
             // Read before the responder takes the facts.
             let isGet = facts.method == "GET"
             let path = snapshot.logQueryStrings ? facts.rawTarget : String(facts.rawPath)
-            let result = Responder.respond(snapshot, facts)
+            let result = Responder.respond(snapshot, consume facts)
             if let click = result.click, let clicks = runtime.clicks, clicks.enabled, isGet {
                 clicks.record(click, referer: request.header("Referer"))
             }
