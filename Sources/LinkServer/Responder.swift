@@ -68,22 +68,15 @@ public enum Responder {
     }
 
     /// One request on its way through the steps: the snapshot, the facts, what the proxy trust
-    /// made of them and the site they are for. A class: each step gets a reference, not a copy
-    /// of the facts.
-    final class Request {
+    /// made of them and the site they are for. Made once in `route` and lent to each step (never
+    /// copied: the steps read its fields in place).
+    struct Request {
         let snapshot: Snapshot
         let facts: RequestFacts
         let trust: ProxyTrust.Resolution
+        let compiled: CompiledSite
         let site: Site
         let path: Substring
-
-        init(snapshot: Snapshot, facts: RequestFacts, trust: ProxyTrust.Resolution, site: Site, path: Substring) {
-            self.snapshot = snapshot
-            self.facts = facts
-            self.trust = trust
-            self.site = site
-            self.path = path
-        }
 
         func result(_ response: HTTPResponse, _ kind: RequestKind, route: String? = nil) -> ResponderResult {
             ResponderResult(response: response, kind: kind, site: site.name, route: route, client: trust.client, scheme: trust.scheme)
@@ -91,7 +84,7 @@ public enum Responder {
 
         /// Every redirect: to a host the site allows, as the parsed URL's serialization.
         func redirected(_ location: String, route: String?, varies: Bool = true) -> ResponderResult {
-            switch RedirectPolicy.check(location, site: site.compiled, table: snapshot.table, configHosts: site.redirectHosts) {
+            switch RedirectPolicy.check(location, site: compiled, table: snapshot.table, configHosts: site.redirectHosts) {
             case let .success(url):
                 return result(redirect(url.href, varies: varies), .redirect, route: route)
             case let .failure(refusal):
@@ -111,7 +104,8 @@ public enum Responder {
                                    site: nil, route: nil, client: trust.client, scheme: trust.scheme)
         }
         let path = facts.rawPath
-        let request = Request(snapshot: snapshot, facts: consume facts, trust: trust, site: snapshot.site(compiled), path: path)
+        let site = snapshot.site(compiled)
+        let request = Request(snapshot: snapshot, facts: consume facts, trust: trust, compiled: compiled, site: site, path: path)
         if hasDotSegment(request.path) {
             // A browser removes dot segments before sending; nginx refuses those above the root.
             return request.result(plain(400, "Bad Request: the path has a '.' or '..' segment (raw or %2e-encoded).\n"), .error)
@@ -154,7 +148,7 @@ public enum Responder {
 
     /// A generated preview card (`/static/og/…`), made by the renderer.
     static func previewCard(_ r: Request) -> ResponderResult? {
-        guard r.path.hasPrefix("/static/og/"), let card = r.snapshot.renderer.asset(path: r.path, site: r.site.compiled, request: r.facts) else { return nil }
+        guard r.path.hasPrefix("/static/og/"), let card = r.snapshot.renderer.asset(path: r.path, site: r.compiled, request: r.facts) else { return nil }
         return r.result(card, .staticAsset)
     }
 
@@ -166,7 +160,7 @@ public enum Responder {
 
     /// The site's short-link prefix (`/` without one).
     static func prefix(_ r: Request) -> String {
-        r.site.compiled.config.shortLinks?.effectivePrefix ?? "/"
+        r.compiled.config.shortLinks?.effectivePrefix ?? "/"
     }
 
     /// An FDL long link (`/?link=…`, or at the prefix): like a short link made of its parameters.
@@ -177,7 +171,7 @@ public enum Responder {
 
     /// A link that matches one of the site's routes.
     static func route(_ r: Request, _ visitor: Visitor) -> ResponderResult? {
-        let resolution = r.snapshot.table.resolve(site: r.site.compiled, path: String(r.path), query: r.facts.rawQuery.map(String.init), fragment: nil)
+        let resolution = r.snapshot.table.resolve(site: r.compiled, path: String(r.path), query: r.facts.rawQuery.map(String.init), fragment: nil)
         guard case let .matched(match) = resolution else { return nil }
         return landed(r, LandingRequest(site: r.site, match: match, visitor: visitor))
     }
@@ -186,7 +180,7 @@ public enum Responder {
     /// snapshot's index).
     static func shortLink(_ r: Request, _ visitor: Visitor) -> ResponderResult? {
         guard let code = shortLinkCode(r.path, prefix: prefix(r)), case let links = r.snapshot.links,
-              let short = r.snapshot.resolvedLinks.lookup(links, site: r.site.compiled.name, code: code),
+              let short = r.snapshot.resolvedLinks.lookup(links, site: r.compiled.name, code: code),
               let destination = shortLink(short, generation: links.generation, site: r.site, visitor: visitor) else { return nil }
         var result = answered(r, destination, visitor: visitor)
         result.click?.code = short.link.code
@@ -196,7 +190,7 @@ public enum Responder {
     /// No route and no live short link: the site's `notFound.redirect`, or the not-found page.
     static func notFound(_ r: Request, _ visitor: Visitor) -> ResponderResult {
         var missed: ResponderResult
-        if let target = r.site.compiled.config.notFound?.redirect, !target.contains("\r"), !target.contains("\n") {
+        if let target = r.compiled.config.notFound?.redirect, !target.contains("\r"), !target.contains("\n") {
             missed = r.redirected(target, route: nil, varies: false)
         } else {
             missed = r.result(r.snapshot.answerer.notFound(site: r.site, visitor: visitor, facts: r.facts), .notFound)
