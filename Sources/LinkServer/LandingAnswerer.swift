@@ -89,9 +89,10 @@ final class LandingAnswerer: Sendable {
     /// compiled page does not cover.
     private func compiled(_ request: LandingRequest) -> LinkAnswer? {
         guard let shipped, let catalog = request.visitor.catalog else { return nil }
-        let page = shipped.compiledPage(for: request.match, site: request.site.compiled, browser: request.visitor.browser, catalog: catalog)
+        let site = request.site.compiled
+        let page = shipped.compiledPage(for: request.match, site: site, browser: request.visitor.browser, catalog: catalog)
         // The renderer's parts, not a copy of the whole renderer.
-        guard let made = page.compiled?.answer(match: request.match, site: request.site.compiled, display: shipped.landing.parameterDisplay,
+        guard let made = page.compiled?.answer(match: request.match, site: site, display: shipped.landing.parameterDisplay,
                                                qrCode: shipped.landing.qrCode, previewCard: shipped.landing.previewCard, locale: catalog.tag)
         else { return nil }
         switch made {
