@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "LinkServer", targets: ["LinkServer"]),
         .executable(name: "linkwell", targets: ["linkwell"]),
     ],
+    // Each target's dependencies are exactly the modules its sources import
+    // (scripts/check-module-walls.sh checks both directions).
     targets: [
         // The library the apps import: config model, pattern compiler, parser, builder. Nothing else.
         .target(name: "LinkRouting"),
@@ -29,10 +31,10 @@ let package = Package(
         .target(name: "PlatformMatchers", dependencies: ["LinkwellJSON"]),
         // Strict JSON reader/writer with positions, shared by the matchers, templates and logs.
         .target(name: "LinkwellJSON"),
-        .target(name: "Association", dependencies: ["LinkRouting", "PlatformMatchers", "LinkwellJSON", "LandingPages"]),
+        .target(name: "Association", dependencies: ["LinkRouting", "PlatformMatchers", "LinkwellJSON"]),
         // Route table → the apps' router source (Swift, Kotlin) and platform files (manifest, plists).
         .target(name: "Codegen", dependencies: ["LinkRouting"]),
-        .target(name: "LandingPages", dependencies: ["LinkRouting", "LinkwellJSON", "MicroHTTP", "CQRencode", "CRsvg"]),
+        .target(name: "LandingPages", dependencies: ["LinkRouting", "LinkwellJSON", "CQRencode", "CRsvg"]),
         .systemLibrary(
             name: "CMicroHTTPD",
             pkgConfig: "libmicrohttpd",
@@ -67,18 +69,18 @@ let package = Package(
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
         .target(
             name: "LinkServer",
-            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "MicroHTTP", "LinkStore"]
+            dependencies: ["LinkRouting", "LinkwellJSON", "Association", "LandingPages", "MicroHTTP", "LinkStore"]
         ),
         .executableTarget(
             name: "linkwell",
-            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "LinkServer", "Codegen", "LinkStore"]
+            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "LinkServer", "MicroHTTP", "Codegen", "LinkStore"]
         ),
         // The reference side of tests/live/test_codegen.py: LinkRouting's answers for a URL corpus.
         .executableTarget(name: "codegen-reference", dependencies: ["LinkRouting", "Association"], path: "Tests/CodegenReference"),
         // Route-resolution / load / reload benchmark (bench/run, BENCHMARKS.md). Run in release mode.
         .executableTarget(
             name: "linkwell-bench",
-            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LinkServer", "MicroHTTP", "LinkStore"],
+            dependencies: ["LinkRouting", "Association", "LinkServer", "LinkStore"],
             path: "bench/Sources/linkwell-bench"
         ),
         // Short-link index load time and memory at 1 M links (bench/links-load). Release mode.
@@ -94,7 +96,7 @@ let package = Package(
         .testTarget(name: "CodegenTests", dependencies: ["Codegen", "LinkRouting", "PlatformMatchers"], resources: [.copy("Fixtures")]),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore", "LinkRouting"]),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"]),
-        .testTarget(name: "LinkServerTests", dependencies: ["LinkServer", "LinkStore", "LinkRouting", "Association", "LandingPages", "MicroHTTP", "PlatformMatchers", "LinkwellJSON"]),
+        .testTarget(name: "LinkServerTests", dependencies: ["LinkServer", "LinkStore", "LinkRouting", "Association", "LandingPages", "MicroHTTP", "LinkwellJSON"]),
     ],
     swiftLanguageModes: [.v6]
 )

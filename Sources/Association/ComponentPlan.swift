@@ -340,15 +340,6 @@ public struct ComponentPlan: Sendable {
         }
     }
 
-    static func androidPiece(_ seg: PathSegment, value: String? = nil) -> String {
-        switch seg {
-        case let .literal(l): return PercentEncoding.decode(l)
-        case let .param(_, prefix, suffix, _):
-            return PercentEncoding.decode(prefix) + (value ?? "?*") + PercentEncoding.decode(suffix)
-        case .rest: return "*"
-        }
-    }
-
     /// The components one entry contributes, guards first. A component that requires a query
     /// name with non-ASCII letters is repeated for each Unicode spelling of the name (composed,
     /// decomposed): the parser compares names by canonical equivalence, both platforms by code point.

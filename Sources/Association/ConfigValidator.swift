@@ -2,7 +2,6 @@
 // both files and check them (size, and that each platform claims exactly what the parser
 // accepts). `serve` and reload run the same function, so nothing is served that would fail here.
 
-import LandingPages
 import LinkRouting
 
 public struct ValidationReport: Sendable {
@@ -32,13 +31,17 @@ public enum ConfigValidator {
     /// A check run on the decoded model beside the built-in ones; its findings are sorted and
     /// counted with the rest (LinkServer checks the `server` keys this way).
     public typealias Check = (LinkwellConfig) -> [Diagnostic]
+    /// A check run on the compiled route table beside the built-in ones (LinkServer checks the
+    /// landing pages the table makes this way).
+    public typealias TableCheck = (RouteTable) -> [Diagnostic]
 
     /// - Parameter platformCheck: run the platform matchers over the generated files
     ///   (`linkwell validate`); `serve` skips it, since it can only produce warnings.
     /// `reusing`: the generated sites of the config a reload replaces; a site whose config is
     /// unchanged (same position, equal `SiteConfig`) is neither compiled nor generated again.
     public static func validate(
-        path: String, platformCheck: Bool = true, reusing: [GeneratedSite] = [], extraChecks: Check = { _ in [] }
+        path: String, platformCheck: Bool = true, reusing: [GeneratedSite] = [], extraChecks: Check = { _ in [] },
+        tableChecks: TableCheck = { _ in [] }
     ) -> ValidationReport {
         let loaded: (config: LinkwellConfig, warnings: [Diagnostic])
         do {
@@ -46,14 +49,15 @@ public enum ConfigValidator {
         } catch {
             return ValidationReport(file: path, diagnostics: error.diagnostics, validated: nil)
         }
-        return validate(loaded.config, file: path, loadWarnings: loaded.warnings, platformCheck: platformCheck, reusing: reusing, extraChecks: extraChecks)
+        return validate(loaded.config, file: path, loadWarnings: loaded.warnings, platformCheck: platformCheck, reusing: reusing,
+                        extraChecks: extraChecks, tableChecks: tableChecks)
     }
 
     /// Checks the model, compiles the table and generates every site's files once; the report
     /// carries them (`validated`) when nothing is an error.
     public static func validate(
         _ config: LinkwellConfig, file: String, loadWarnings: [Diagnostic] = [], platformCheck: Bool = true,
-        reusing: [GeneratedSite] = [], extraChecks: Check = { _ in [] }
+        reusing: [GeneratedSite] = [], extraChecks: Check = { _ in [] }, tableChecks: TableCheck = { _ in [] }
     ) -> ValidationReport {
         var diagnostics = loadWarnings + (config.validate() + extraChecks(config)).map { $0.withFile(file) }
         let table: RouteTable
@@ -63,7 +67,7 @@ public enum ConfigValidator {
             diagnostics += error.diagnostics.map { $0.withFile(file) }
             return ValidationReport(file: file, diagnostics: diagnostics, validated: nil)
         }
-        diagnostics += LandingDiagnostics.check(table).map { $0.withFile(file) }
+        diagnostics += tableChecks(table).map { $0.withFile(file) }
         let validated = ValidatedConfig(file: file, table: table, reusing: reusing)
         // Shadowed routes and empty exclusions, per site: a reused site brings its own.
         diagnostics += validated.sites.flatMap(\.semanticDiagnostics).map { $0.withFile(file) }

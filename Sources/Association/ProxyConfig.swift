@@ -53,8 +53,6 @@ public struct ProxyConfigOptions: Sendable {
 
 /// Compiles route tables into nginx and Caddy configurations.
 public enum ProxyConfig {
-    /// The association paths: never redirected, always Linkwell's.
-    public static let associationPaths = ["/.well-known/apple-app-site-association", "/.well-known/assetlinks.json", "/apple-app-site-association"]
     /// The ACME HTTP-01 challenge prefix, served from the webroot.
     public static let acmePrefix = "/.well-known/acme-challenge/"
 

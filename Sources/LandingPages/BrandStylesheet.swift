@@ -1,5 +1,4 @@
 import Foundation
-import MicroHTTP
 
 /// A `#RRGGBB` colour and the WCAG 2.x contrast arithmetic the brand needs.
 public struct RGBColor: Sendable, Equatable, CustomStringConvertible {
@@ -101,9 +100,16 @@ public struct BrandStylesheet: Sendable, Equatable {
         path = "/static/brand-\(Self.hash(Array(css.utf8))).css"
     }
 
-    /// 16 hex digits of the FNV-1a hash (the entity tag's): names a file by its content.
+    /// 16 hex digits of the 64-bit FNV-1a hash of `bytes` (the value MicroHTTP's strong entity
+    /// tags quote): names a file by its content.
     public static func hash(_ bytes: [UInt8]) -> String {
-        String(EntityTag.strong(for: bytes).dropFirst().dropLast())
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            value ^= UInt64(byte)
+            value = value &* 0x0000_0100_0000_01B3
+        }
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// The `validate` finding for a theme colour: nil when the button text (white, or black on

@@ -50,6 +50,9 @@ public struct CompiledLandingPage: Sendable {
     public let slotNames: [String]
     public let fixed: [String: String]
     public let answer: Answer
+    /// Where the compiled redirect goes (the decision's kind: a store or the route's web page);
+    /// nil for a page.
+    public let redirectKind: FallbackDecision.RedirectKind?
     /// The link (`LandingLinks.canonical`), the QR code's label and the page title, when the
     /// page shows a QR code or a generated card (their inputs).
     let canonical: CompiledText?
@@ -93,10 +96,17 @@ public struct CompiledLandingPage: Sendable {
     /// The bytes to send for `match`; nil: render it the slow way (a value this page was not
     /// compiled for: empty, `.`/`..`, a byte never learned, a QR code or card that is not made).
     public func answer(match: LinkMatch, site: CompiledSite, renderer: LandingRenderer, locale: String) -> Outcome? {
+        answer(match: match, site: site, display: renderer.parameterDisplay, qrCode: renderer.qrCode, previewCard: renderer.previewCard, locale: locale)
+    }
+
+    /// `answer(match:site:renderer:locale:)` with only what it reads of the renderer (a caller that
+    /// holds the renderer in a class passes these without copying the whole renderer).
+    public func answer(match: LinkMatch, site: CompiledSite, display: ParameterDisplay, qrCode: (String, String) -> TrustedHTML?,
+                       previewCard: ((PreviewCard) -> String?)?, locale: String) -> Outcome? {
         guard match.route == route, match.iosAppIDs == iosAppIDs, match.androidPackages == androidPackages else { return nil }
         for (name, value) in fixed where match.parameters[name] != value { return nil }
         // A value the page may not show in its text: rendered the slow way, with the app's name.
-        guard renderer.parameterDisplay.shows(match, site: site) else { return nil }
+        guard display.shows(match, site: site) else { return nil }
         var values: [Substring] = []
         values.reserveCapacity(slotNames.count + 2)
         for name in slotNames {
@@ -113,11 +123,11 @@ public struct CompiledLandingPage: Sendable {
             if usesQR || usesCard {
                 guard let link = canonical?.string(values) else { return nil }
                 if usesQR {
-                    guard let label = qrLabel?.string(values), let svg = renderer.qrCode(link, label) else { return nil }
+                    guard let label = qrLabel?.string(values), let svg = qrCode(link, label) else { return nil }
                     qr = svg.html
                 }
                 if usesCard {
-                    guard let title = title?.string(values), let make = renderer.previewCard else { return nil }
+                    guard let title = title?.string(values), let make = previewCard else { return nil }
                     let card = PreviewCard(site: site.name, route: route, link: link, appName: LandingRenderer.appName(site), title: title,
                                            themeColor: site.config.landing?.themeColor, icon: LandingRenderer.icon(site, platform: .desktop), locale: locale)
                     guard let path = make(card) else { return nil }
@@ -186,15 +196,15 @@ extension LandingRenderer {
         var unbounded = self
         unbounded.parameterDisplay = .unbounded
         func decision(_ m: LinkMatch) -> FallbackDecision {
-            FallbackDecision.decide(browser: browser, site: site, match: m, links: LandingLinks(table: table, site: site, match: m))
+            LandingChoice(table: table, site: site, match: m, overrides: nil, browser: browser, iPad: false).decision
         }
         let firstParam = CompiledLandingPage.FirstSegment(entry)
-        if case .redirect = decision(probe(slotNames.map { _ in "q" })) {
+        if case let .redirect(kind, _, _) = decision(probe(slotNames.map { _ in "q" })) {
             guard let location = CompiledText.learn(characters: paramChars, render: { values in
                 decision(probe(values)).target.map { Array($0.utf8) }
             }) else { return nil }
             return CompiledLandingPage(route: match.route, iosAppIDs: match.iosAppIDs, androidPackages: match.androidPackages,
-                                       slotNames: slotNames, fixed: fixed, answer: .redirect(location), canonical: nil, qrLabel: nil,
+                                       slotNames: slotNames, fixed: fixed, answer: .redirect(location), redirectKind: kind, canonical: nil, qrLabel: nil,
                                        title: nil, usesQR: false, usesCard: false, firstSegment: firstParam)
         }
         // The page, with the QR code and the card's path as two more slots.
@@ -218,27 +228,36 @@ extension LandingRenderer {
             return probeRenderer.templates[site.index].landing.renderBytes(
                 probeRenderer.pageContext(site: site, match: m, browser: browser, catalog: catalog))
         }) else { return nil }
+        guard let inputs = learnInputs(qr: log.qrCalled, card: log.cardCalled, site: site, catalog: catalog, unbounded: unbounded,
+                                       characters: paramChars, probe: probe) else { return nil }
+        return CompiledLandingPage(route: match.route, iosAppIDs: match.iosAppIDs, androidPackages: match.androidPackages,
+                                   slotNames: slotNames, fixed: fixed, answer: .page(body), redirectKind: nil, canonical: inputs.canonical,
+                                   qrLabel: inputs.qrLabel, title: inputs.title, usesQR: log.qrCalled, usesCard: log.cardCalled, firstSegment: firstParam)
+    }
+
+    /// The inputs of the QR code and the generated card, when the page shows them: the link, the
+    /// code's label and the page title, learned like the page; nil when one cannot be learned.
+    func learnInputs(qr: Bool, card: Bool, site: CompiledSite, catalog: StringCatalog, unbounded: LandingRenderer,
+                     characters: [[String]], probe: ([String]) -> LinkMatch) -> (canonical: CompiledText?, qrLabel: CompiledText?, title: CompiledText?)? {
         var canonical: CompiledText?
         var qrLabel: CompiledText?
         var title: CompiledText?
-        if log.qrCalled || log.cardCalled {
-            canonical = CompiledText.learn(characters: paramChars) { Array(LandingLinks(table: table, site: site, match: probe($0)).canonical.utf8) }
+        if qr || card {
+            canonical = CompiledText.learn(characters: characters) { Array(LandingLinks(table: table, site: site, match: probe($0)).canonical.utf8) }
             guard canonical != nil else { return nil }
         }
-        if log.qrCalled {
-            qrLabel = CompiledText.learn(characters: paramChars) { values in
+        if qr {
+            qrLabel = CompiledText.learn(characters: characters) { values in
                 let link = LandingLinks(table: table, site: site, match: probe(values)).canonical
                 return Array(catalog.text("qrLabel", ["url": link]).utf8)
             }
             guard qrLabel != nil else { return nil }
         }
-        if log.cardCalled {
-            title = CompiledText.learn(characters: paramChars) { Array(unbounded.title(site: site, match: probe($0), tag: catalog.tag).utf8) }
+        if card {
+            title = CompiledText.learn(characters: characters) { Array(unbounded.title(site: site, match: probe($0), tag: catalog.tag).utf8) }
             guard title != nil else { return nil }
         }
-        return CompiledLandingPage(route: match.route, iosAppIDs: match.iosAppIDs, androidPackages: match.androidPackages,
-                                   slotNames: slotNames, fixed: fixed, answer: .page(body), canonical: canonical, qrLabel: qrLabel,
-                                   title: title, usesQR: log.qrCalled, usesCard: log.cardCalled, firstSegment: firstParam)
+        return (canonical, qrLabel, title)
     }
 
     /// The not-found page of `site` for `platform` in `catalog`'s language (it depends on nothing

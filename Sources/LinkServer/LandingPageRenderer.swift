@@ -9,79 +9,57 @@ import MicroHTTP
 /// `largestEntry` (a 2 KB link makes a ~100 KB code) is never kept. A reload builds a new cache
 /// with the new snapshot; the old one goes with the old snapshot.
 final class QRCodeCache: Sendable {
-    struct State {
-        var entries: [String: TrustedHTML] = [:]
-        var bytes = 0
-    }
-
-    private let state = Locked(State())
-    let byteBudget: Int
-    let largestEntry: Int
+    private let entries: BoundedCache<String, TrustedHTML>
+    var byteBudget: Int { entries.byteBudget }
+    var largestEntry: Int { entries.largestEntry }
     static let defaultByteBudget = 4 * 1024 * 1024
 
     init(byteBudget: Int = QRCodeCache.defaultByteBudget) {
-        self.byteBudget = byteBudget
-        self.largestEntry = byteBudget / 64
+        entries = BoundedCache(byteBudget: byteBudget, largestEntry: byteBudget / 64, whenFull: .empty) { key, svg in
+            key.utf8.count + svg.html.utf8.count
+        }
     }
 
     /// The SVG of `url`'s code with the accessible name `label` (default: English).
     func svg(_ url: String, label: String? = nil) -> TrustedHTML? {
         let label = label ?? "QR code for \(url)"
         let key = label + "\u{0}" + url
-        if let hit = state.withLock({ $0.entries[key] }) { return hit }
+        if let hit = entries.cached(key) { return hit }
         guard let made = LandingRenderer.makeQRCode(url, label: label) else { return nil }
-        let size = key.utf8.count + made.html.utf8.count
-        guard size <= largestEntry else { return made }
-        state.withLock { state in
-            guard state.entries[key] == nil else { return }
-            if state.bytes + size > byteBudget { state = State() }
-            state.entries[key] = made
-            state.bytes += size
-        }
+        entries.keep(key, made)
         return made
     }
 
     /// Bytes held now (URLs and SVGs).
-    var bytes: Int { state.withLock { $0.bytes } }
+    var bytes: Int { entries.bytes }
 }
 
 /// Generated preview cards of a snapshot: the URL of a card (its SVG's content hash, plus the
 /// link and language that rebuild it after a restart or on another instance) and the PNGs,
 /// rendered at most once per distinct card while cached, within a byte budget.
 final class PreviewCardCache: Sendable {
-    struct State {
-        var pngs: [String: ConditionalResponse] = [:]
-        var order: [String] = []
-        var bytes = 0
-        /// Card URL by link and language (a snapshot's cards are a function of the two).
-        var paths: [String: String] = [:]
-    }
-
-    private let state = Locked(State())
+    /// PNGs by hash, emptied when a new one would pass the budget (one larger than the budget is
+    /// kept alone).
+    private let pngs: BoundedCache<String, ConditionalResponse>
+    /// Card URL by link and language (a snapshot's cards are a function of the two).
+    private let paths = BoundedCache<String, String>(capacity: PreviewCardCache.pathCapacity, whenFull: .empty)
     /// Renders one at a time (and never the same card twice while it is cached).
     private let rendering = Locked<Void>(())
-    let budgetBytes: Int
+    var budgetBytes: Int { pngs.byteBudget }
     static let defaultBudgetBytes = 32 * 1024 * 1024
     static let pathCapacity = 8192
     static let cacheControl = "public, max-age=31536000, immutable"
 
     init(budgetBytes: Int = PreviewCardCache.defaultBudgetBytes) {
-        self.budgetBytes = budgetBytes
+        pngs = BoundedCache(byteBudget: budgetBytes, whenFull: .empty) { _, png in png.ok.bodyCount }
     }
 
-    var cachedBytes: Int { state.withLock { $0.bytes } }
-    var cachedCount: Int { state.withLock { $0.pngs.count } }
+    var cachedBytes: Int { pngs.bytes }
+    var cachedCount: Int { pngs.count }
 
     /// `/static/og/<hash>.png?l=<path and query of the link>&hl=<language>`.
     func path(for card: PreviewCard, make: (PreviewCard) -> String) -> String {
-        let key = card.link + "\u{0}" + card.locale
-        if let hit = state.withLock({ $0.paths[key] }) { return hit }
-        let path = make(card)
-        state.withLock { s in
-            if s.paths.count >= Self.pathCapacity { s.paths.removeAll(keepingCapacity: true) }
-            s.paths[key] = path
-        }
-        return path
+        paths.value(card.link + "\u{0}" + card.locale) { make(card) }
     }
 
     enum Outcome {
@@ -96,21 +74,13 @@ final class PreviewCardCache: Sendable {
     /// request that would wait for another card's render is told to come back instead (a flood
     /// of distinct card URLs costs at most one core and never blocks the page threads).
     func png(hash: String, svg: () -> String?) -> Outcome {
-        if let hit = state.withLock({ $0.pngs[hash] }) { return .card(hit) }
+        if let hit = pngs.cached(hash) { return .card(hit) }
         let drawn = rendering.withLockIfAvailable { _ -> Outcome in
-            if let hit = state.withLock({ $0.pngs[hash] }) { return .card(hit) }
+            if let hit = pngs.cached(hash) { return .card(hit) }
             guard let source = svg(), BrandStylesheet.hash(Array(source.utf8)) == hash,
                   case let .success(png) = PreviewCardRenderer.png(svg: source) else { return .none }
             let response = ConditionalResponse(body: png, contentType: "image/png", cacheControl: Self.cacheControl)
-            state.withLock { s in
-                s.pngs[hash] = response
-                s.order.append(hash)
-                s.bytes += png.count
-                while s.bytes > budgetBytes, s.order.count > 1 {
-                    let oldest = s.order.removeFirst()
-                    s.bytes -= s.pngs.removeValue(forKey: oldest)?.ok.bodyCount ?? 0
-                }
-            }
+            pngs.keep(hash, response)
             return .card(response)
         }
         return drawn ?? .busy
@@ -119,7 +89,8 @@ final class PreviewCardCache: Sendable {
 
 /// The default `PageRenderer`: the landing pages of module LandingPages (templates from the
 /// snapshot's `public/templates`, compiled once per snapshot).
-public struct LandingPageRenderer: PageRenderer {
+/// A class: the landing stage reaches its caches and templates without copying them.
+public final class LandingPageRenderer: PageRenderer {
     public let landing: LandingRenderer
     let cards: PreviewCardCache
     /// Compiled pages and the per-header facts they are chosen by (PageCache.swift).
@@ -171,23 +142,30 @@ public struct LandingPageRenderer: PageRenderer {
         }
     }
 
+    /// The route's own page, rendered (the compiled one is `answer(for:site:request:)`'s).
     public func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> HTTPResponse {
         Self.http(landing.page(for: match, site: site, browser: compiled.browser(request.userAgent), acceptLanguage: request.acceptLanguage))
     }
 
     public func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts, overrides: LinkOverrides) -> HTTPResponse {
-        Self.http(landing.page(for: match, site: site, browser: BrowserFacts(userAgent: request.userAgent), acceptLanguage: request.acceptLanguage,
-                               overrides: overrides, iPad: request.userAgent?.contains("iPad") ?? false))
+        let userAgent = compiled.userAgent(request.userAgent)
+        return Self.http(landing.page(for: match, site: site, browser: userAgent.browser, acceptLanguage: request.acceptLanguage,
+                                      overrides: overrides, iPad: userAgent.isIPad))
     }
 
-    /// The compiled page or redirect; the slow way (`FallbackDecision` and `page`) only for a
-    /// variant or a value the compiled page does not cover.
+    /// The route's compiled page or redirect for this request; nil: a variant or a value the
+    /// compiled page does not cover (the landing stage renders it).
     public func answer(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> PageAnswer? {
         switch compiledAnswer(for: match, site: site, request: request) {
-        case let .page(body)?: .page(.dynamic(status: 200, headers: LandingRenderer.pageHeaders, body: body))
+        case let .page(body)?: .page(Self.compiledPage(body))
         case let .redirect(location)?: .redirect(location)
         case nil: nil
         }
+    }
+
+    /// A compiled page's response (`LandingRenderer.pageHeaders` carry the security headers).
+    static func compiledPage(_ body: [UInt8]) -> HTTPResponse {
+        .dynamic(status: 200, headers: LandingRenderer.pageHeaders, body: body)
     }
 
     /// `LandingRenderer.pageHeaders` include them.
@@ -196,10 +174,13 @@ public struct LandingPageRenderer: PageRenderer {
     /// One prepared response per site, platform and language.
     public func notFound(site: CompiledSite, request: RequestFacts) -> HTTPResponse {
         let browser = compiled.browser(request.userAgent)
-        let catalog = locale(site: site, browser: browser, acceptLanguage: request.acceptLanguage)
-        let key = CompiledPageCache.NotFoundKey(site: site.index, platform: browser.platform, locale: catalog.tag)
+        return notFound(site: site, platform: browser.platform, catalog: locale(site: site, browser: browser, acceptLanguage: request.acceptLanguage))
+    }
+
+    func notFound(site: CompiledSite, platform: Platform, catalog: StringCatalog) -> HTTPResponse {
+        let key = CompiledPageCache.NotFoundKey(site: site.index, platform: platform, locale: catalog.tag)
         return .prepared(compiled.notFound.value(key) {
-            let page = landing.notFound(site: site, platform: browser.platform, catalog: catalog)
+            let page = landing.notFound(site: site, platform: platform, catalog: catalog)
             return PreparedResponse(status: page.status, headers: page.headers, body: page.body)
         })
     }

@@ -1,9 +1,9 @@
 // Short links WITH overrides (preview, fallbacks, campaign tags, forced redirect), answered once
 // per link and variant. A stored link's overrides and target are fixed, so its answer depends on
 // the request only through the variant the route pages are compiled by (platform, crawler,
-// in-app browser, language) plus whether the browser is an iPad (`ipfl`): the renderer makes it
-// once — the same calls the Responder's override path makes, so the bytes are the renderer's —
-// and every later request of the variant is a dictionary probe and a prepared response.
+// in-app browser, language) plus whether the browser is an iPad (`ipfl`): the landing stage
+// (LandingAnswerer) makes it once — the same calls it makes per request, so the bytes are the
+// renderer's — and every later request of the variant is a dictionary probe and a prepared response.
 //
 // An entry remembers the link it was made from; a lookup that finds the code with other contents
 // (edited, re-imported) makes it again. The whole cache is released when the served link index
@@ -16,8 +16,7 @@ import LinkStore
 import MicroHTTP
 
 /// The answers of short links with overrides, by link and variant, within a count and a byte
-/// budget: when a new entry would pass either, the cache is emptied first (hot links come back
-/// on their next request; a flood of distinct links costs what rendering costs, never memory).
+/// budget: when a new entry would pass either, the cache is emptied first (BoundedCache `.empty`).
 final class LinkPageCache: Sendable {
     struct Key: Hashable, Sendable {
         var site: Int
@@ -34,85 +33,41 @@ final class LinkPageCache: Sendable {
         /// What the answer was made from.
         var link: IndexedShortLink
         var answer: LinkAnswer
-        var bytes: Int
     }
 
-    struct State {
-        /// The link index the entries belong to (0: none yet).
-        var generation: UInt64 = 0
-        var entries: [Key: Entry] = [:]
-        var bytes = 0
-    }
-
-    /// A User-Agent's browser facts and iPad flag, as the override path reads them.
-    struct Browser: Sendable {
-        var facts: BrowserFacts
-        var iPad: Bool
-    }
-
-    private let state = Locked(State())
-    let browsers = BoundedCache<HeaderKey, Browser>(byteBudget: CompiledPageCache.headerCacheBytes, heapBytes: { $0.facts.heapBytes })
-    let capacity: Int
-    let byteBudget: Int
+    private let entries: BoundedCache<Key, Entry>
+    var capacity: Int { entries.capacity }
+    var byteBudget: Int { entries.byteBudget }
     /// A larger answer is made every time, never kept.
-    let largestEntry: Int
+    var largestEntry: Int { entries.largestEntry }
     static let defaultCapacity = 4096
     static let defaultByteBudget = 16 * 1024 * 1024
     /// Counted per entry besides the answer's bytes: the key, the link and the response object.
     static let entryOverhead = 1024
 
     init(capacity: Int = LinkPageCache.defaultCapacity, byteBudget: Int = LinkPageCache.defaultByteBudget) {
-        self.capacity = capacity
-        self.byteBudget = byteBudget
-        self.largestEntry = byteBudget / 16
-    }
-
-    func browser(_ userAgent: String?) -> Browser {
-        guard let userAgent, !userAgent.isEmpty else { return Self.noUserAgent }
-        return browsers.value(HeaderKey(userAgent)) { Browser(facts: BrowserFacts(userAgent: userAgent), iPad: userAgent.contains("iPad")) }
-    }
-
-    static let noUserAgent = Browser(facts: BrowserFacts(userAgent: nil), iPad: false)
-
-    /// The cached answer of `key` when it was made from `link` under `generation`, else `make()`'s
-    /// (kept for the next request).
-    func answer(_ key: Key, link: IndexedShortLink, generation: UInt64, make: () -> LinkAnswer) -> LinkAnswer {
-        let hit: LinkAnswer? = state.withLock { s in
-            guard s.generation == generation, let entry = s.entries[key], entry.link == link else { return nil }
-            return entry.answer
-        }
-        if let hit { return hit }
-        let made = make()
-        let size = Self.entryOverhead + key.code.utf8.count + {
-            switch made.answer {
+        entries = BoundedCache(capacity: capacity, byteBudget: byteBudget, largestEntry: byteBudget / 16, whenFull: .empty) { key, entry in
+            let answer = switch entry.answer.answer {
             case let .page(response): response.bodyCount
             case let .redirect(location): location.utf8.count
             }
-        }()
-        // Emptied states are freed after the lock is let go.
-        var released: [State] = []
-        state.withLock { s in
-            // A newer index empties the cache; a request still on an older one keeps nothing.
-            if generation > s.generation {
-                released.append(s)
-                s = State(generation: generation)
-            }
-            guard generation == s.generation, size <= largestEntry else { return }
-            if let old = s.entries.removeValue(forKey: key) { s.bytes -= old.bytes }
-            if s.entries.count >= capacity || s.bytes + size > byteBudget {
-                released.append(s)
-                s = State(generation: generation)
-            }
-            s.entries[key] = Entry(link: link, answer: made, bytes: size)
-            s.bytes += size
+            return LinkPageCache.entryOverhead + key.code.utf8.count + answer
         }
-        released.removeAll()
+    }
+
+    /// The cached answer of `key` when it was made from `link` under `generation`, else `make()`'s
+    /// (kept for the next request; a newer index empties the cache, a request still on an older
+    /// one keeps nothing).
+    func answer(_ key: Key, link: IndexedShortLink, generation: UInt64, make: () -> LinkAnswer) -> LinkAnswer {
+        if let hit = entries.cached(key, generation: generation), hit.link == link { return hit.answer }
+        let made = make()
+        entries.keep(key, Entry(link: link, answer: made), generation: generation)
         return made
     }
 
     /// Entries and bytes held now (tests, the bench).
-    var count: Int { state.withLock { $0.entries.count } }
-    var bytes: Int { state.withLock { $0.bytes } }
+    var count: Int { entries.count }
+    var bytes: Int { entries.bytes }
 }
 
 extension HTTPResponse {
@@ -121,33 +76,5 @@ extension HTTPResponse {
         case let .prepared(p): p.bodyCount
         case let .dynamic(_, _, body): body.count
         }
-    }
-}
-
-extension LandingPageRenderer {
-    /// A short link with overrides: its answer for this request's variant, made once (see the top
-    /// of this file).
-    public func answer(for link: IndexedShortLink, generation: UInt64, site: CompiledSite, request: RequestFacts) -> LinkAnswer? {
-        guard let match = link.match else { return nil }
-        let cache = compiled.links
-        let browser = cache.browser(request.userAgent)
-        let catalog = locale(site: site, browser: browser.facts, acceptLanguage: request.acceptLanguage)
-        let key = LinkPageCache.Key(site: site.index, code: link.link.code, platform: browser.facts.platform, crawler: browser.facts.crawler != nil,
-                                    inAppBrowser: browser.facts.crawler == nil ? browser.facts.inAppBrowser : nil, locale: catalog.tag,
-                                    iPad: browser.iPad)
-        var made = cache.answer(key, link: link, generation: generation) {
-            // What Responder's override path does, once.
-            let overrides = LinkOverrides(link.link)
-            let links = LandingLinks(table: landing.table, site: site, match: match).overridden(by: overrides)
-            let decision = FallbackDecision.decide(browser: browser.facts, site: site, match: match, links: links, overrides: overrides, iPad: browser.iPad)
-            let outcome = ClickOutcome(decision: decision, forcedRedirect: overrides.forcedRedirect)
-            if case let .redirect(_, location, _) = decision { return LinkAnswer(answer: .redirect(location), outcome: outcome) }
-            let page = landing.page(for: match, site: site, browser: browser.facts, acceptLanguage: request.acceptLanguage,
-                                    overrides: overrides, iPad: browser.iPad)
-            return LinkAnswer(answer: .page(.prepared(PreparedResponse(status: page.status, headers: page.headers, body: page.body))), outcome: outcome)
-        }
-        // This request's (the cached answer is the variant's).
-        made.browser = browser.facts
-        return made
     }
 }

@@ -2,55 +2,6 @@ import LandingPages
 import LinkRouting
 import MicroHTTP
 
-/// A dictionary behind a lock that stops growing at its budget: past it, new keys are computed
-/// every time (as they were before there was a cache), so a flood of distinct keys costs what it
-/// cost without one and never memory. The budget is a count of entries, or bytes (`byteBudget`).
-final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private struct State {
-        var entries: [Key: Value] = [:]
-        var used = 0
-    }
-
-    private let state = Locked(State())
-    /// Entries (count budget) or bytes (byte budget) the cache may hold.
-    let budget: Int
-    private let cost: @Sendable (Value) -> Int
-
-    /// At most `capacity` entries.
-    init(capacity: Int) {
-        self.budget = capacity
-        self.cost = { _ in 1 }
-    }
-
-    /// At most `byteBudget` bytes: each entry counts its key and value as stored inline, a
-    /// dictionary slot's overhead, and `heapBytes(value)` for what the value holds on the heap.
-    init(byteBudget: Int, heapBytes: @escaping @Sendable (Value) -> Int = { _ in 0 }) {
-        self.budget = byteBudget
-        let inline = MemoryLayout<Key>.stride + MemoryLayout<Value>.stride + BoundedCache.slotOverhead
-        self.cost = { inline + heapBytes($0) }
-    }
-
-    /// A dictionary's own bookkeeping per entry (hash table slot at its maximum load, metadata).
-    static var slotOverhead: Int { 32 }
-
-    func value(_ key: Key, make: () -> Value) -> Value {
-        if let hit = state.withLock({ $0.entries[key] }) { return hit }
-        let made = make()
-        let size = cost(made)
-        state.withLock { state in
-            if state.used + size <= budget, state.entries[key] == nil {
-                state.entries[key] = made
-                state.used += size
-            }
-        }
-        return made
-    }
-
-    var count: Int { state.withLock { $0.entries.count } }
-    /// Entries (count budget) or bytes (byte budget) held now.
-    var used: Int { state.withLock { $0.used } }
-}
-
 /// A request header as a cache key: a hash of its value (SipHash, seeded at random in every
 /// process, so a client cannot make two values collide on purpose), never the value itself — an
 /// entry's size does not depend on what the client sent. The value is `RequestFacts`' capped one
@@ -70,9 +21,22 @@ extension BrowserFacts {
     var heapBytes: Int { (inAppBrowser?.utf8.count ?? 0) + (crawler?.utf8.count ?? 0) }
 }
 
-/// What `LandingPageRenderer` keeps per snapshot so a request renders nothing: the browser facts
-/// of each User-Agent, the language of each Accept-Language, the compiled page of each route
-/// variant and the not-found page of each site variant (prepared once, sent as is).
+/// What a User-Agent says, read once per distinct header per snapshot.
+struct UserAgentFacts: Sendable {
+    var browser: BrowserFacts
+    var isIPad: Bool
+
+    init(_ userAgent: String?) {
+        browser = BrowserFacts(userAgent: userAgent)
+        // The one place an iPad is told apart (a link's `ipfl`).
+        isIPad = userAgent?.contains("iPad") ?? false
+    }
+}
+
+/// What the landing stage keeps per snapshot so a request renders nothing: the facts of each
+/// User-Agent, the language of each Accept-Language, the compiled page of each route variant, the
+/// not-found page of each site variant (prepared once, sent as is) and the answers of stored
+/// links with overrides.
 final class CompiledPageCache: Sendable {
     struct LocaleKey: Hashable, Sendable {
         var site: Int
@@ -86,15 +50,20 @@ final class CompiledPageCache: Sendable {
         var locale: String
     }
 
-    /// A variant that could not be compiled is remembered as such (rendered the slow way).
-    struct Page: Sendable {
-        var compiled: CompiledLandingPage?
+    /// A variant that could not be compiled is remembered as such (rendered the slow way). A
+    /// class: a lookup hands out a reference, not a copy of the compiled page.
+    final class Page: Sendable {
+        let compiled: CompiledLandingPage?
+
+        init(compiled: CompiledLandingPage?) {
+            self.compiled = compiled
+        }
     }
 
     /// Bytes each header-keyed cache may hold: ~4,000 distinct User-Agents or Accept-Languages,
     /// whatever their length.
     static let headerCacheBytes = 512 * 1024
-    let browsers = BoundedCache<HeaderKey, BrowserFacts>(byteBudget: CompiledPageCache.headerCacheBytes, heapBytes: \.heapBytes)
+    let browsers = BoundedCache<HeaderKey, UserAgentFacts>(byteBudget: CompiledPageCache.headerCacheBytes, heapBytes: { $0.browser.heapBytes })
     /// The catalogs are the renderer's (shared storage): an entry holds a reference, not a copy.
     let locales = BoundedCache<LocaleKey, StringCatalog>(byteBudget: CompiledPageCache.headerCacheBytes)
     let pages = BoundedCache<PageVariant, Page>(capacity: 1024)
@@ -102,27 +71,32 @@ final class CompiledPageCache: Sendable {
     /// Short links with overrides, per link and variant (LinkPageCache.swift).
     let links = LinkPageCache()
 
-    func browser(_ userAgent: String?) -> BrowserFacts {
+    /// The User-Agent's facts, from the cache.
+    func userAgent(_ userAgent: String?) -> UserAgentFacts {
         guard let userAgent, !userAgent.isEmpty else { return Self.noUserAgent }
-        return browsers.value(HeaderKey(userAgent)) { BrowserFacts(userAgent: userAgent) }
+        return browsers.value(HeaderKey(userAgent)) { UserAgentFacts(userAgent) }
     }
 
-    static let noUserAgent = BrowserFacts(userAgent: nil)
+    func browser(_ userAgent: String?) -> BrowserFacts { self.userAgent(userAgent).browser }
+
+    static let noUserAgent = UserAgentFacts(nil)
 }
 
 extension LandingPageRenderer {
-    /// The User-Agent's facts from the per-snapshot cache the compiled pages read too.
-    public func browserFacts(userAgent: String?) -> BrowserFacts { compiled.browser(userAgent) }
-
     /// The compiled answer for a matched link; nil: the caller renders it the slow way.
     func compiledAnswer(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> CompiledLandingPage.Outcome? {
         let browser = compiled.browser(request.userAgent)
         let catalog = locale(site: site, browser: browser, acceptLanguage: request.acceptLanguage)
+        return compiledPage(for: match, site: site, browser: browser, catalog: catalog).compiled?.answer(match: match, site: site, renderer: landing, locale: catalog.tag)
+    }
+
+    /// The compiled page of `match`'s variant (made at its first request); its `compiled` is nil
+    /// when the variant renders the slow way.
+    func compiledPage(for match: LinkMatch, site: CompiledSite, browser: BrowserFacts, catalog: StringCatalog) -> CompiledPageCache.Page {
         let variant = PageVariant(match: match, site: site, browser: browser, locale: catalog.tag)
-        let page = compiled.pages.value(variant) {
+        return compiled.pages.value(variant) {
             CompiledPageCache.Page(compiled: landing.compilePage(match: match, site: site, browser: browser, catalog: catalog))
         }
-        return page.compiled?.answer(match: match, site: site, renderer: landing, locale: catalog.tag)
     }
 
     func locale(site: CompiledSite, browser: BrowserFacts, acceptLanguage: String?) -> StringCatalog {

@@ -17,50 +17,28 @@ final class ResolvedLinkCache: Sendable {
         var code: String
     }
 
-    struct State {
-        /// The link index the links come from (0: none yet).
-        var generation: UInt64 = 0
-        var links: [Key: IndexedShortLink] = [:]
-    }
-
-    private let state = Locked(State())
-    let capacity: Int
+    private let links: BoundedCache<Key, IndexedShortLink>
+    var capacity: Int { links.capacity }
     static let defaultCapacity = 4096
 
     init(capacity: Int = ResolvedLinkCache.defaultCapacity) {
-        self.capacity = capacity
+        links = BoundedCache(capacity: capacity, whenFull: .empty)
     }
 
     /// `index.lookup(site:code:now:)`, resolved at most once per code while cached.
     func lookup(_ index: LinkIndex, site: String, code: Substring, now: Date = Date()) -> IndexedShortLink? {
         let key = Key(site: site, code: String(code))
-        let generation = index.generation
         let found: IndexedShortLink
-        if let hit = state.withLock({ $0.generation == generation ? $0.links[key] : nil }) {
+        if let hit = links.cached(key, generation: index.generation) {
             found = hit
         } else {
             guard let resolved = index.resolved(site: site, code: code) else { return nil }
             found = resolved
-            // Emptied states are freed after the lock is let go.
-            var released: [State] = []
-            state.withLock { s in
-                // A newer index empties the cache; a request still on an older one keeps nothing.
-                if generation > s.generation {
-                    released.append(s)
-                    s = State(generation: generation)
-                }
-                guard generation == s.generation else { return }
-                if s.links.count >= capacity {
-                    released.append(s)
-                    s = State(generation: generation)
-                }
-                s.links[key] = resolved
-            }
-            released.removeAll()
+            links.keep(key, resolved, generation: index.generation)
         }
         return found.link.isLive(at: now) ? found : nil
     }
 
     /// Links kept now (tests).
-    var count: Int { state.withLock { $0.links.count } }
+    var count: Int { links.count }
 }

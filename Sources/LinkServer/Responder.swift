@@ -33,8 +33,9 @@ public enum Responder {
     public static let aasaPaths: Set<Substring> = ["/.well-known/apple-app-site-association", "/apple-app-site-association"]
     public static let assetLinksPath: Substring = "/.well-known/assetlinks.json"
 
-    public static func respond(_ snapshot: Snapshot, _ facts: RequestFacts) -> ResponderResult {
-        var result = route(snapshot, facts)
+    /// `facts` are consumed: the request keeps them for its steps without a copy.
+    public static func respond(_ snapshot: Snapshot, _ facts: consuming RequestFacts) -> ResponderResult {
+        var result = route(snapshot, consume facts)
         if !result.secured { result.response = secured(result.response) }
         return result
     }
@@ -66,133 +67,167 @@ public enum Responder {
         return o == noOverrides
     }
 
-    static func route(_ snapshot: Snapshot, _ facts: RequestFacts) -> ResponderResult {
-        let trust = snapshot.proxyTrust.resolve(facts)
-        func result(_ response: HTTPResponse, _ kind: RequestKind, site: String? = nil, route: String? = nil) -> ResponderResult {
-            ResponderResult(response: response, kind: kind, site: site, route: route, client: trust.client, scheme: trust.scheme)
+    /// One request on its way through the steps: the snapshot, the facts, what the proxy trust
+    /// made of them and the site they are for. Made once in `route` and lent to each step (never
+    /// copied: the steps read its fields in place).
+    struct Request {
+        let snapshot: Snapshot
+        let facts: RequestFacts
+        let trust: ProxyTrust.Resolution
+        let compiled: CompiledSite
+        let site: Site
+        let path: Substring
+
+        func result(_ response: HTTPResponse, _ kind: RequestKind, route: String? = nil) -> ResponderResult {
+            ResponderResult(response: response, kind: kind, site: site.name, route: route, client: trust.client, scheme: trust.scheme)
         }
 
-        guard isOriginForm(facts.rawTarget) else {
-            return result(plain(400, "Bad Request: the request-target must be an absolute path without control characters.\n"), .error)
-        }
-        guard facts.method == "GET" || facts.method == "HEAD" else {
-            return result(plain(405, "Method Not Allowed: use GET or HEAD.\n", extra: [("Allow", "GET, HEAD")]), .error)
-        }
-        guard let compiled = snapshot.table.site(forHost: trust.host ?? "") else {
-            // Never echo the Host back.
-            return result(plain(421, "Misdirected Request: this server has no site for that host.\n"), .error)
-        }
-        let site = snapshot.site(compiled)
-        let path = facts.rawPath
-
-        if hasDotSegment(path) {
-            // A browser removes dot segments before sending; nginx refuses those above the root.
-            return result(plain(400, "Bad Request: the path has a '.' or '..' segment (raw or %2e-encoded).\n"), .error, site: site.name)
-        }
-        if aasaPaths.contains(path) {
-            guard let aasa = site.aasa else {
-                return result(plain(404, "This site has no iOS app, so it has no apple-app-site-association.\n"), .aasa, site: site.name)
-            }
-            return result(aasa.respond(ifNoneMatch: facts.ifNoneMatch), .aasa, site: site.name)
-        }
-        if path == assetLinksPath {
-            guard let links = site.assetLinks else {
-                return result(plain(404, "This site has no Android app, so it has no assetlinks.json.\n"), .assetlinks, site: site.name)
-            }
-            return result(links.respond(ifNoneMatch: facts.ifNoneMatch), .assetlinks, site: site.name)
-        }
-        if path.hasPrefix("/static/og/"), let card = snapshot.renderer.asset(path: path, site: compiled, request: facts) {
-            return result(card, .staticAsset, site: site.name)
-        }
-        if let asset = snapshot.assets.responses[String(path)] {
-            return result(asset.respond(ifNoneMatch: facts.ifNoneMatch), .staticAsset, site: site.name)
-        }
-
-        // Every redirect: to a host the site allows, as the parsed URL's serialization.
+        /// Every redirect: to a host the site allows, as the parsed URL's serialization.
         func redirected(_ location: String, route: String?, varies: Bool = true) -> ResponderResult {
             switch RedirectPolicy.check(location, site: compiled, table: snapshot.table, configHosts: site.redirectHosts) {
             case let .success(url):
-                return result(redirect(url.href, varies: varies), .redirect, site: site.name, route: route)
+                return result(redirect(url.href, varies: varies), .redirect, route: route)
             case let .failure(refusal):
-                return result(plain(400, "Bad Request: Linkwell does not send browsers there: the link's address \(refusal.message).\n"), .error, site: site.name, route: route)
+                return result(plain(400, "Bad Request: Linkwell does not send browsers there: the link's address \(refusal.message).\n"), .error, route: route)
             }
         }
-        func answer(_ match: LinkMatch, _ overrides: LinkOverrides? = nil, stored: IndexedShortLink? = nil, generation: UInt64 = 0) -> ResponderResult {
-            // The compiled page is the route's own; a link that overrides nothing gets it too.
-            if overridesNothing(overrides) {
-                switch snapshot.renderer.answer(for: match, site: compiled, request: facts) {
-                case let .page(page)?:
-                    var answer = result(page, .page, site: site.name, route: match.route)
-                    answer.secured = snapshot.renderer.answersCarrySecurityHeaders
-                    answer.click = ClickEvent(userAgent: facts.userAgent, renderer: snapshot.renderer, site: site.name, route: match.route, outcome: .appPage)
-                    return answer
-                case let .redirect(location)?:
-                    var answer = redirected(location, route: match.route)
-                    answer.click = ClickEvent(userAgent: facts.userAgent, renderer: snapshot.renderer, site: site.name, route: match.route, outcome: ClickOutcome(redirectTo: location))
-                    return answer
-                case nil:
-                    break
-                }
-            } else if let stored, let made = snapshot.renderer.answer(for: stored, generation: generation, site: compiled, request: facts) {
-                // A stored link with overrides: its own answer, made once per variant.
-                var answer: ResponderResult
-                switch made.answer {
-                case let .page(page):
-                    answer = result(page, .page, site: site.name, route: match.route)
-                    answer.secured = snapshot.renderer.answersCarrySecurityHeaders
-                case let .redirect(location):
-                    answer = redirected(location, route: match.route)
-                }
-                answer.click = ClickEvent(browser: made.browser ?? snapshot.renderer.browserFacts(userAgent: facts.userAgent), userAgent: facts.userAgent,
-                                          site: site.name, route: match.route, outcome: made.outcome)
-                return answer
+    }
+
+    /// The request path: the request line, the method, the site and the path's segments checked,
+    /// then a flat list of steps, the first that answers wins.
+    static func route(_ snapshot: Snapshot, _ facts: consuming RequestFacts) -> ResponderResult {
+        let trust = snapshot.proxyTrust.resolve(facts)
+        if let refused = refused(snapshot, facts, trust) { return refused }
+        guard let compiled = snapshot.table.site(forHost: trust.host ?? "") else {
+            // Never echo the Host back.
+            return ResponderResult(response: plain(421, "Misdirected Request: this server has no site for that host.\n"), kind: .error,
+                                   site: nil, route: nil, client: trust.client, scheme: trust.scheme)
+        }
+        let path = facts.rawPath
+        let site = snapshot.site(compiled)
+        let request = Request(snapshot: snapshot, facts: consume facts, trust: trust, compiled: compiled, site: site, path: path)
+        if hasDotSegment(request.path) {
+            // A browser removes dot segments before sending; nginx refuses those above the root.
+            return request.result(plain(400, "Bad Request: the path has a '.' or '..' segment (raw or %2e-encoded).\n"), .error)
+        }
+        if let answered = wellKnown(request) ?? previewCard(request) ?? staticAsset(request) { return answered }
+        let visitor = snapshot.answerer.visitor(site: request.site, facts: request.facts)
+        return longLink(request, visitor) ?? route(request, visitor) ?? shortLink(request, visitor) ?? notFound(request, visitor)
+    }
+
+    /// A request-target or a method that Linkwell does not answer, whatever the site.
+    static func refused(_ snapshot: Snapshot, _ facts: RequestFacts, _ trust: ProxyTrust.Resolution) -> ResponderResult? {
+        func refused(_ status: Int, _ text: String, extra: [(String, String)] = []) -> ResponderResult {
+            ResponderResult(response: plain(status, text, extra: extra), kind: .error, site: nil, route: nil, client: trust.client, scheme: trust.scheme)
+        }
+        guard isOriginForm(facts.rawTarget) else {
+            return refused(400, "Bad Request: the request-target must be an absolute path without control characters.\n")
+        }
+        guard facts.method == "GET" || facts.method == "HEAD" else {
+            return refused(405, "Method Not Allowed: use GET or HEAD.\n", extra: [("Allow", "GET, HEAD")])
+        }
+        return nil
+    }
+
+    /// The association files (or a 404 that says why the site has none).
+    static func wellKnown(_ r: Request) -> ResponderResult? {
+        if aasaPaths.contains(r.path) {
+            guard let aasa = r.site.aasa else {
+                return r.result(plain(404, "This site has no iOS app, so it has no apple-app-site-association.\n"), .aasa)
             }
-            let links = LandingLinks(table: snapshot.table, site: compiled, match: match).overridden(by: overrides)
-            let browser = snapshot.renderer.browserFacts(userAgent: facts.userAgent)
-            let decision = overrides == nil
-                ? FallbackDecision.decide(browser: browser, site: compiled, match: match, links: links)
-                : FallbackDecision.decide(browser: browser, site: compiled, match: match, links: links, overrides: overrides,
-                                          iPad: facts.userAgent?.contains("iPad") ?? false)
-            var answered: ResponderResult
-            if case let .redirect(_, location, _) = decision {
-                answered = redirected(location, route: match.route)
-            } else {
-                let page = overrides.map { snapshot.renderer.page(for: match, site: compiled, request: facts, overrides: $0) }
-                    ?? snapshot.renderer.page(for: match, site: compiled, request: facts)
-                answered = result(page, .page, site: site.name, route: match.route)
+            return r.result(aasa.respond(ifNoneMatch: r.facts.ifNoneMatch), .aasa)
+        }
+        if r.path == assetLinksPath {
+            guard let links = r.site.assetLinks else {
+                return r.result(plain(404, "This site has no Android app, so it has no assetlinks.json.\n"), .assetlinks)
             }
-            answered.click = ClickEvent(decision: decision, forcedRedirect: overrides?.forcedRedirect ?? false, browser: browser,
-                                        userAgent: facts.userAgent, site: site.name, route: match.route)
-            return answered
+            return r.result(links.respond(ifNoneMatch: r.facts.ifNoneMatch), .assetlinks)
         }
-        func redirectTo(_ location: String, _ route: String?) -> ResponderResult {
-            var answered = redirected(location, route: route)
-            answered.click = ClickEvent(userAgent: facts.userAgent, renderer: snapshot.renderer, site: site.name, route: route ?? "", outcome: .redirect)
-            return answered
-        }
-        let prefix = compiled.config.shortLinks?.effectivePrefix ?? "/"
-        // An FDL long link (`/?link=…`, or at the prefix): like a short link made of its parameters.
-        if isLongLink(path, prefix: prefix, query: facts.rawQuery) {
-            return longLink(snapshot, site: compiled, facts: facts, answer: { answer($0, $1) }, redirect: redirectTo) { status, body in
-                result(.dynamic(status: status, headers: LandingRenderer.pageHeaders, body: body), status == 200 ? .page : .error, site: site.name)
-            }
-        }
-        let resolution = snapshot.table.resolve(site: compiled, path: String(path), query: facts.rawQuery.map(String.init), fragment: nil)
-        if case let .matched(match) = resolution { return answer(match) }
-        // A short link `{prefix}{code}`: answered as its target would be, with its overrides (from the snapshot's index).
-        if let code = shortLinkCode(path, prefix: prefix), case let links = snapshot.links, let short = snapshot.resolvedLinks.lookup(links, site: compiled.name, code: code),
-           var answered = shortLink(short, facts: facts, answer: { answer($0, $1, stored: short, generation: links.generation) }, redirect: redirectTo) {
-            answered.click?.code = short.link.code
-            return answered
-        }
+        return nil
+    }
+
+    /// A generated preview card (`/static/og/…`), made by the renderer.
+    static func previewCard(_ r: Request) -> ResponderResult? {
+        guard r.path.hasPrefix("/static/og/"), let card = r.snapshot.renderer.asset(path: r.path, site: r.compiled, request: r.facts) else { return nil }
+        return r.result(card, .staticAsset)
+    }
+
+    /// A file of `public/` (or a generated stylesheet).
+    static func staticAsset(_ r: Request) -> ResponderResult? {
+        guard let asset = r.snapshot.assets.responses[String(r.path)] else { return nil }
+        return r.result(asset.respond(ifNoneMatch: r.facts.ifNoneMatch), .staticAsset)
+    }
+
+    /// The site's short-link prefix (`/` without one).
+    static func prefix(_ r: Request) -> String {
+        r.compiled.config.shortLinks?.effectivePrefix ?? "/"
+    }
+
+    /// An FDL long link (`/?link=…`, or at the prefix): like a short link made of its parameters.
+    static func longLink(_ r: Request, _ visitor: Visitor) -> ResponderResult? {
+        guard isLongLink(r.path, prefix: prefix(r), query: r.facts.rawQuery) else { return nil }
+        return answered(r, longLink(r.snapshot.table, site: r.site, query: r.facts.rawQuery ?? "", visitor: visitor), visitor: visitor)
+    }
+
+    /// A link that matches one of the site's routes.
+    static func route(_ r: Request, _ visitor: Visitor) -> ResponderResult? {
+        let resolution = r.snapshot.table.resolve(site: r.compiled, path: String(r.path), query: r.facts.rawQuery.map(String.init), fragment: nil)
+        guard case let .matched(match) = resolution else { return nil }
+        return landed(r, LandingRequest(site: r.site, match: match, visitor: visitor))
+    }
+
+    /// A short link `{prefix}{code}`: answered as its target would be, with its overrides (from the
+    /// snapshot's index).
+    static func shortLink(_ r: Request, _ visitor: Visitor) -> ResponderResult? {
+        guard let code = shortLinkCode(r.path, prefix: prefix(r)), case let links = r.snapshot.links,
+              let short = r.snapshot.resolvedLinks.lookup(links, site: r.compiled.name, code: code),
+              let destination = shortLink(short, generation: links.generation, site: r.site, visitor: visitor) else { return nil }
+        var result = answered(r, destination, visitor: visitor)
+        result.click?.code = short.link.code
+        return result
+    }
+
+    /// No route and no live short link: the site's `notFound.redirect`, or the not-found page.
+    static func notFound(_ r: Request, _ visitor: Visitor) -> ResponderResult {
         var missed: ResponderResult
-        if let target = compiled.config.notFound?.redirect, !target.contains("\r"), !target.contains("\n") {
-            missed = redirected(target, route: nil, varies: false)
+        if let target = r.compiled.config.notFound?.redirect, !target.contains("\r"), !target.contains("\n") {
+            missed = r.redirected(target, route: nil, varies: false)
         } else {
-            missed = result(snapshot.renderer.notFound(site: compiled, request: facts), .notFound, site: site.name)
+            missed = r.result(r.snapshot.answerer.notFound(site: r.site, visitor: visitor, facts: r.facts), .notFound)
         }
-        missed.click = ClickEvent(userAgent: facts.userAgent, renderer: snapshot.renderer, site: site.name, outcome: .notFound)
+        missed.click = ClickEvent(visitor: visitor, site: r.site.name, outcome: .notFound)
         return missed
+    }
+
+    /// A matched link's answer from the landing stage, and its click.
+    static func landed(_ r: Request, _ landing: LandingRequest) -> ResponderResult {
+        let answerer = r.snapshot.answerer
+        let made = answerer.answer(landing, facts: r.facts)
+        var answered: ResponderResult
+        switch made.answer {
+        case let .page(page):
+            answered = r.result(page, .page, route: landing.match.route)
+            answered.secured = answerer.pagesCarrySecurityHeaders
+        case let .redirect(location):
+            answered = r.redirected(location, route: landing.match.route)
+        }
+        answered.click = ClickEvent(visitor: landing.visitor, site: r.site.name, route: landing.match.route, outcome: made.outcome)
+        return answered
+    }
+
+    /// Where a short or long link leads: its target route's landing answer, a redirect to a web
+    /// page (no route, or the platform's fallback), or a long link's own page (no click).
+    static func answered(_ r: Request, _ destination: LinkDestination, visitor: Visitor) -> ResponderResult {
+        switch destination {
+        case let .landing(landing):
+            return landed(r, landing)
+        case let .redirect(location):
+            var answered = r.redirected(location, route: nil)
+            answered.click = ClickEvent(visitor: visitor, site: r.site.name, outcome: .redirect)
+            return answered
+        case let .page(status, body):
+            return r.result(.dynamic(status: status, headers: LandingRenderer.pageHeaders, body: body), status == 200 ? .page : .error)
+        }
     }
 
     /// `/`-started, no control characters, spaces or bytes a request line cannot carry.

@@ -10,6 +10,7 @@
 
 import Association
 import Foundation
+import LandingPages
 import LinkRouting
 import MicroHTTP
 
@@ -178,14 +179,15 @@ public struct LoadedConfig: Sendable {
     /// Reads, decodes, checks (model, routes, server keys), compiles and generates: what
     /// `validate`, `serve` and every reload run. The config is loaded when the report has no errors.
     /// `reusing`: the sites of the snapshot a reload replaces (unchanged sites are not compiled or
-    /// generated again; see ``ConfigValidator/validate(path:platformCheck:reusing:extraChecks:)``).
+    /// generated again; see ``ConfigValidator/validate(path:platformCheck:reusing:extraChecks:tableChecks:)``).
+    /// The landing pages' findings (`LandingDiagnostics`) are checked on the compiled table.
     public static func load(path: String, platformCheck: Bool = false, reusing: [GeneratedSite] = []) -> (LoadedConfig?, ValidationReport) {
         var server = ServerConfiguration()
-        let report = ConfigValidator.validate(path: path, platformCheck: platformCheck, reusing: reusing) { config in
+        let report = ConfigValidator.validate(path: path, platformCheck: platformCheck, reusing: reusing, extraChecks: { config in
             let read = ServerConfiguration.read(config.server)
             server = read.configuration
             return read.diagnostics
-        }
+        }, tableChecks: LandingDiagnostics.check)
         guard report.isValid, let validated = report.validated else { return (nil, report) }
         return (LoadedConfig(validated: validated, server: server), report)
     }

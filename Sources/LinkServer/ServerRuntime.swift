@@ -141,7 +141,7 @@ public final class ServerRuntime: Sendable {
     /// (which has the write) and swapped in before this returns.
     /// When the store cannot be read back (deleted or locked a moment after the write), the
     /// written links are applied to the index in memory instead: a link answered 2xx is served.
-    public func linksChanged(changed: [ShortLink], removed: [(site: String, code: String)] = []) {
+    public func linksChanged(changed: [ShortLink], removed: [(site: String, code: String)]) {
         if !linkRefresher.check(storage: snapshot.table.config.storage, reason: "local write") {
             linkRefresher.apply(changed: changed, removed: removed)
         }
@@ -196,8 +196,11 @@ public final class ServerRuntime: Sendable {
             let start = ContinuousClock.now
             let facts = RequestFacts(request)
             let snapshot = runtime.snapshot
-            let result = Responder.respond(snapshot, facts)
-            if let click = result.click, let clicks = runtime.clicks, clicks.enabled, facts.method == "GET" {
+            // Read before the responder takes the facts.
+            let isGet = facts.method == "GET"
+            let path = snapshot.logQueryStrings ? facts.rawTarget : String(facts.rawPath)
+            let result = Responder.respond(snapshot, consume facts)
+            if let click = result.click, let clicks = runtime.clicks, clicks.enabled, isGet {
                 clicks.record(click, referer: request.header("Referer"))
             }
             let elapsed = ContinuousClock.now - start
@@ -205,7 +208,7 @@ public final class ServerRuntime: Sendable {
             // Logged and counted by `requestCompleted`, once the response is really sent.
             request.attach(AnsweredRequest(
                 site: result.site, kind: result.kind, route: result.route, client: result.client, scheme: result.scheme,
-                path: snapshot.logQueryStrings ? facts.rawTarget : String(facts.rawPath), seconds: seconds))
+                path: path, seconds: seconds))
             return result.response
         }
     }

@@ -1,7 +1,8 @@
 // The short-link and long-link decision layer of the Responder: finds the code under the site's
 // prefix, turns a stored link or an FDL long link (`/?link=…&apn=…`) into the target route's
-// match plus LinkOverrides, and leaves the page and the decision to the same code as the route's
-// (Responder.answer → FallbackDecision / PageRenderer). Also the two pages only long links have:
+// match plus LinkOverrides, and returns it as a `LandingRequest` for the landing stage
+// (LandingAnswerer), which answers routes the same way, or as a plain redirect. Also the two pages
+// only long links have:
 // the `d=1` explanation and the 400 page of a refused parameter.
 
 import LandingPages
@@ -57,29 +58,28 @@ extension Responder {
         return RawQueryItem.split(String(query)).contains { $0.hasName("link") }
     }
 
-    /// A stored short link: its target route's page or decision with the link's overrides; a web-page
-    /// target (no route) redirects to it, or to the platform's fallback.
-    static func shortLink(_ short: IndexedShortLink, facts: RequestFacts, answer: (LinkMatch, LinkOverrides?) -> ResponderResult,
-                          redirect: (String, String?) -> ResponderResult) -> ResponderResult? {
+    /// A stored short link: its target route's landing request with the link's overrides; a
+    /// web-page target (no route) redirects to it, or to the platform's fallback. nil: a target
+    /// that cannot be a `Location` (the link is not found).
+    static func shortLink(_ short: IndexedShortLink, generation: UInt64, site: Site, visitor: Visitor) -> LinkDestination? {
         let overrides = LinkOverrides(short.link)
-        if let match = short.match { return answer(match, overrides) }
-        let browser = BrowserFacts(userAgent: facts.userAgent)
-        let location = overrides.fallback(for: browser.platform, iPad: facts.userAgent?.contains("iPad") ?? false)?.url ?? short.link.target
+        if let match = short.match {
+            return .landing(LandingRequest(site: site, match: match, overrides: overrides, stored: (short, generation), visitor: visitor))
+        }
+        let location = overrides.fallback(for: visitor.browser.platform, iPad: visitor.isIPad)?.url ?? short.link.target
         guard !location.contains("\r"), !location.contains("\n") else { return nil }
-        return redirect(location, nil)
+        return .redirect(location)
     }
 
     /// An FDL long link: refused with a 400 page naming the parameter, explained (`d=1`), or
     /// answered like a short link built from its parameters.
-    static func longLink(_ snapshot: Snapshot, site: CompiledSite, facts: RequestFacts,
-                         answer: (LinkMatch, LinkOverrides?) -> ResponderResult,
-                         redirect: (String, String?) -> ResponderResult,
-                         page: (Int, [UInt8]) -> ResponderResult) -> ResponderResult {
-        let request = LongLinkRequest(query: facts.rawQuery ?? "")
+    static func longLink(_ table: RouteTable, site served: Site, query: Substring, visitor: Visitor) -> LinkDestination {
+        let site = served.compiled
+        let request = LongLinkRequest(query: query)
         var link: ShortLink
-        switch FDLLink.link(code: "", site: site, table: snapshot.table, parameters: request.parameters, strictHosts: true) {
+        switch FDLLink.link(code: "", site: site, table: table, parameters: request.parameters, strictHosts: true) {
         case let .failure(problem):
-            return page(400, LongLinkPages.refused(problem, site: site))
+            return .page(status: 400, body: LongLinkPages.refused(problem, site: site))
         case let .success(l):
             link = l
         }
@@ -89,14 +89,13 @@ extension Responder {
             link.previewDescription = nil
             link.previewImage = nil
         }
-        let match = ShortLinkValidator.match(link.target, site: site, table: snapshot.table)
+        let match = ShortLinkValidator.match(link.target, site: site, table: table)
         let overrides = LinkOverrides(link)
         if request.debug {
-            return page(200, LongLinkPages.explanation(link: link, match: match, overrides: overrides, request: request, site: site, table: snapshot.table))
+            return .page(status: 200, body: LongLinkPages.explanation(link: link, match: match, overrides: overrides, request: request, site: site, table: table))
         }
-        if let match { return answer(match, overrides) }
-        let browser = BrowserFacts(userAgent: facts.userAgent)
-        return redirect(overrides.fallback(for: browser.platform, iPad: facts.userAgent?.contains("iPad") ?? false)?.url ?? link.target, nil)
+        if let match { return .landing(LandingRequest(site: served, match: match, overrides: overrides, visitor: visitor)) }
+        return .redirect(overrides.fallback(for: visitor.browser.platform, iPad: visitor.isIPad)?.url ?? link.target)
     }
 }
 
@@ -149,9 +148,9 @@ enum LongLinkPages {
             let gets: String
             let why: String
             if let match {
-                let links = LandingLinks(table: table, site: site, match: match).overridden(by: overrides)
-                let decision = FallbackDecision.decide(browser: browser, site: site, match: match, links: links, overrides: overrides, iPad: iPad)
-                switch decision {
+                let choice = LandingChoice(table: table, site: site, match: match, overrides: overrides, browser: browser, iPad: iPad)
+                let links = choice.links
+                switch choice.decision {
                 case let .redirect(_, target, reason):
                     gets = "redirect to <code>\(HTMLEscaping.text(target))</code>"
                     why = reason

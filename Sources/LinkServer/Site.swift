@@ -4,10 +4,11 @@ import LinkRouting
 import MicroHTTP
 
 /// One site of a snapshot: its compiled routes and its association files, as generated once by
-/// the load pipeline (`GeneratedSite`).
-public struct Site: Sendable {
+/// the load pipeline (`GeneratedSite`). A class: a request holds a reference, never a copy.
+public final class Site: Sendable {
     public let generated: GeneratedSite
-    public var compiled: CompiledSite { generated.compiled }
+    /// `generated.compiled`, stored: read in place by every request.
+    public let compiled: CompiledSite
     /// nil when the site has no iOS app (the AASA path then answers 404).
     public let aasa: ConditionalResponse?
     /// nil when the site has no Android app.
@@ -18,6 +19,7 @@ public struct Site: Sendable {
     public init(_ generated: GeneratedSite, cacheControl: String) {
         self.generated = generated
         let compiled = generated.compiled
+        self.compiled = compiled
         redirectHosts = RedirectPolicy.configHosts(site: compiled)
         aasa = compiled.iosApps.isEmpty ? nil
             : ConditionalResponse(body: generated.aasa, contentType: "application/json", cacheControl: cacheControl)

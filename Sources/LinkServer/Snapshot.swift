@@ -16,6 +16,8 @@ public final class Snapshot: Sendable {
     public let server: ServerConfiguration
     public let proxyTrust: ProxyTrust
     public let renderer: any PageRenderer
+    /// What a matched link's visitor gets (LandingAnswerer.swift), over `renderer`.
+    let answerer: LandingAnswerer
     /// The short links being served, bound to this snapshot's route table: the index the link
     /// refresher swapped in last (`liveLinks`, shared by the snapshots of one server, so a new
     /// link needs no reload). The request path never touches the database.
@@ -76,6 +78,7 @@ public final class Snapshot: Sendable {
             for style in landing.landing.brandStyles.compactMap({ $0 }) { generated[style.path] = Array(style.css.utf8) }
             self.renderer = landing
         }
+        self.answerer = LandingAnswerer(table: table, renderer: self.renderer)
         self.assets = StaticAssets(files: files, generated: generated)
         self.publicDirectory = publicDirectory
         self.createdAt = Date()

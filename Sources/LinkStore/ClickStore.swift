@@ -202,7 +202,7 @@ extension LinkStore {
     }
 
     private static func insertChunks<Row>(
-        _ db: any DatabaseConnection, _ rows: [Row], keys: [String], counts: [String], table: String, values: (Row, inout [SQLiteValue]) -> Void
+        _ db: any DatabaseConnection, _ rows: [Row], keys: [String], counts: [String], table: String, values: (Row, inout [SQLValue]) -> Void
     ) throws(LinkStoreError) {
         guard !rows.isEmpty else { return }
         let columns = (keys + counts).joined(separator: ", ")
@@ -220,7 +220,7 @@ extension LinkStore {
                 statement = "INSERT INTO \(table) (\(columns)) VALUES " + Array(repeating: tuple, count: statementRows).joined(separator: ", ")
                     + " ON CONFLICT (\(conflict)) DO UPDATE SET \(sums)"
             }
-            var bindings: [SQLiteValue] = []
+            var bindings: [SQLValue] = []
             bindings.reserveCapacity(statementRows * width)
             for r in rows[start..<end] { values(r, &bindings) }
             try db.query(statement, bindings)
@@ -270,7 +270,7 @@ extension LinkStore {
                 PARTITION BY \(period), site, code, route ORDER BY count DESC, referrer) AS rank
             FROM \(table) WHERE \(period) >= ? AND \(notSpecial)
             """
-        let bindings: [SQLiteValue] = [.integer(Int64(from))] + special.map { .text($0) } + [.integer(Int64(keep))]
+        let bindings: [SQLValue] = [.integer(Int64(from))] + special.map { .text($0) } + [.integer(Int64(keep))]
         try db.query(
             """
             INSERT INTO \(table) (site, code, route, \(period), referrer, count)
@@ -294,7 +294,7 @@ extension LinkStore {
             for (table, period, refTable) in [("clicks_daily", "day", "click_referrers_daily"), ("clicks_monthly", "month", "click_referrers_monthly")] {
                 let monthly = period == "month"
                 var filters: [String] = []
-                var bindings: [SQLiteValue] = []
+                var bindings: [SQLValue] = []
                 for (column, value) in [("site", query.site), ("code", query.code), ("route", query.route)] {
                     if let value {
                         filters.append("\(column) = ?")

@@ -21,10 +21,6 @@ public enum SQLValue: Sendable, Equatable {
     static func date(_ d: Date?) -> SQLValue { d.map { .integer(Int64($0.timeIntervalSince1970)) } ?? .null }
 }
 
-/// The names the SQLite-only store used; code written against them compiles unchanged.
-typealias SQLiteValue = SQLValue
-typealias SQLiteRow = SQLRow
-
 /// One open database connection. Not shared between threads: `LinkStore` serialises its use.
 /// Every failure is a `LinkStoreError` that names the database and the fix.
 protocol DatabaseConnection: AnyObject {

@@ -79,7 +79,7 @@ struct LinkExplanation {
         browser = facts
         guard let site else { return }
         if case let .matched(m) = resolution {
-            let decision = FallbackDecision.decide(browser: facts, site: site, match: m, links: LandingLinks(table: table, site: site, match: m))
+            let decision = LandingChoice(table: table, site: site, match: m, overrides: nil, browser: facts, iPad: false).decision
             fallback = decision
             if case .landing = decision, let renderer = landing {
                 page = renderer.summary(for: m, site: site, browser: facts, acceptLanguage: acceptLanguage)

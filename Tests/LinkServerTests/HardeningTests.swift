@@ -40,10 +40,10 @@ struct HardeningTests {
             let userAgent = RequestFacts.capped("\(iPhone) \(i) " + String(repeating: "u", count: 8000))
             #expect(cache.browser(userAgent).platform == .ios)
         }
-        #expect(cache.browsers.used <= CompiledPageCache.headerCacheBytes)
+        #expect(cache.browsers.bytes <= CompiledPageCache.headerCacheBytes)
         // Entries are small and fixed-size: thousands fit, and none holds the 8 KB header.
         #expect(cache.browsers.count > 2000)
-        #expect(cache.browsers.used / cache.browsers.count < 256)
+        #expect(cache.browsers.bytes / cache.browsers.count < 256)
     }
 
     @Test("User-Agent and Accept-Language are read up to 1 KiB, cut at a character boundary")
