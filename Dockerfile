@@ -5,7 +5,7 @@
 # Package a binary built elsewhere (release, --static-swift-stdlib, on bookworm or older glibc):
 #   mkdir -p prebuilt && cp .build/release/linkwell prebuilt/
 #   docker build --build-arg BINARY_FROM=prebuilt -t linkwell .
-# Reference: docs/deploy.md.
+# Reference: docs/guide/deploy.md.
 
 ARG SWIFT_IMAGE=swift:6.0-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
@@ -48,7 +48,7 @@ COPY man/linkwell.1 /usr/local/share/man/man1/linkwell.1
 WORKDIR /usr/local/share/linkwell
 USER 10001:10001
 # Only the public port: the admin listener (/metrics, the REST API) stays on the container's
-# loopback (server.admin, default 127.0.0.1:9090); docs/deploy.md shows how to publish it safely.
+# loopback (server.admin, default 127.0.0.1:9090); docs/guide/deploy.md shows how to publish it safely.
 EXPOSE 8080
 # No curl in the image: the binary does the loopback GET itself.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=5s --retries=3 \

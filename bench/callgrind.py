@@ -45,7 +45,7 @@ ENDPOINTS = [
     ("landing", "/post/123", 200),
     ("notfound", "/does/not/exist", 404),
     ("revalidate304", "/.well-known/apple-app-site-association", 304),
-    # A short link whose target is the landing endpoint's URL (docs/short-links.md: at most 10 % more).
+    # A short link whose target is the landing endpoint's URL (docs/guide/short-links.md: at most 10 % more).
     ("shortlink", "/bench1", 200),
     # The same target with every override a page shows (preview, all fallbacks, campaign tags).
     ("shortlink-override", "/bench2", 200),

@@ -1,5 +1,5 @@
 """RSS, throughput and CPU per request of `linkwell serve` per connection-memory budget
-(BENCHMARKS.md, "Header budget"), AASA at 1000 keep-alive connections by default, or with
+(bench/history/2026-12-03-header-budget.md), AASA at 1000 keep-alive connections by default, or with
 `--close` one request per connection (`Connection: close`, the budget's other cost: a pool over
 32 KiB is its own `mmap` and `munmap` per connection in libmicrohttpd 0.9.75). Loopback only;
 bounded; servers stopped by PID.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seed corpora for the fuzz harnesses (docs/fuzzing.md), written to OUT/<target>/.
+"""Seed corpora for the fuzz harnesses (docs/dev/fuzzing.md), written to OUT/<target>/.
 
 Sources: the conformance vectors (Tests/PlatformMatchersTests/Fixtures/conformance, a copy of
 shared/conformance), the shipped configs (config/linkwell.json5, config/examples/) and what the

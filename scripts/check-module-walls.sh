@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The module walls (docs/architecture.md): MicroHTTP imports no Linkwell module; LinkRouting, the
+# The module walls (docs/dev/architecture.md): MicroHTTP imports no Linkwell module; LinkRouting, the
 # library the apps import, imports nothing of Linkwell's and holds no platform-matcher code;
 # PlatformMatchers does not depend on the routing core; Codegen depends on LinkRouting only; the
 # landing pages know nothing of HTTP (LandingPages does not import MicroHTTP) and the association

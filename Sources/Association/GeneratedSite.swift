@@ -1,4 +1,4 @@
-// The middle stages of the load pipeline (docs/architecture.md):
+// The middle stages of the load pipeline (docs/dev/architecture.md):
 //
 //   file → ConfigLoader.decode (model + unknown-key warnings, one parse)
 //        → ValidatedConfig { table, [GeneratedSite] }   (this module: checks, compile, generate once)

@@ -33,7 +33,7 @@ public enum LandingDiagnostics {
                 out.append(Diagnostic(
                     .warning, at: "\(at).website", value: website,
                     "site '\(name)': website \(website) is on a link domain this server answers, and no route matches its path, so Linkwell would answer it with its own not-found page; the landing and not-found pages leave it out",
-                    fix: "point website at a host Linkwell does not answer, where your web site runs (e.g. https://www.example.com); even when a proxy sends this domain's other paths to a website upstream (docs/deploy.md), Linkwell cannot see that, so it leaves the link out rather than risk a loop"))
+                    fix: "point website at a host Linkwell does not answer, where your web site runs (e.g. https://www.example.com); even when a proxy sends this domain's other paths to a website upstream (docs/guide/deploy.md), Linkwell cannot see that, so it leaves the link out rather than risk a loop"))
             }
             if let color = site.config.landing?.themeColor, !color.isEmpty {
                 if RGBColor(hex: color) == nil {

@@ -53,7 +53,7 @@ public struct LandingLinks: Sendable, Equatable {
 
     /// The Play Store page. `referrer` carries `linkwell_link=<percent-encoded canonical URL>`
     /// (itself percent-encoded once more as the query value), which the app reads back through
-    /// the Install Referrer API for a deferred deep link (docs/landing-pages.md).
+    /// the Install Referrer API for a deferred deep link (docs/reference/landing-pages.md).
     public static func playStore(package: String, canonical: String) -> String {
         let referrer = "linkwell_link=" + PercentEncoding.encodeComponent(canonical)
         return "https://play.google.com/store/apps/details?id=\(PercentEncoding.encodeComponent(package))&referrer=\(PercentEncoding.encodeComponent(referrer))"

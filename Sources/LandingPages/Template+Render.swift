@@ -121,14 +121,14 @@ struct Renderer {
     static let maximumPartialDepth = 64
     /// Partials expanded in one rendering; past it partials render nothing. The depth bound alone
     /// does not bound the work: a partial that includes itself twice expands 2^64 times (found by
-    /// fuzz-mustache, docs/fuzzing.md). Data-driven recursion over a real tree stays far below.
+    /// fuzz-mustache, docs/dev/fuzzing.md). Data-driven recursion over a real tree stays far below.
     static let maximumPartialExpansions = 10_000
     /// Bytes written and instructions executed before the rendering stops (the page is cut):
     /// `RenderLimits.standard` unless the caller gives others. The expansion bound alone let a
     /// 2 KB template that includes itself write ~20 MB (10,000 expansions of a long value), and
     /// nested sections over one list multiply: `{{#a}}{{#a}}{{#a}}x{{/a}}{{/a}}{{/a}}` over 1,000
     /// items is 10^9 bytes, or 10^9 instructions with an empty body (found by fuzz-mustache,
-    /// docs/fuzzing.md).
+    /// docs/dev/fuzzing.md).
     let limits: RenderLimits
 
     init(

@@ -1,7 +1,7 @@
 // `storage.clicks`: how the server counts clicks (in memory, flushed in batches to the link
 // database) and how long the daily rows are kept. Every key is optional.
 
-/// Click counting of `linkwell serve` (see docs/stats.md); the library and the apps ignore it.
+/// Click counting of `linkwell serve` (see docs/reference/stats.md); the library and the apps ignore it.
 public struct ClickSettings: Codable, Sendable, Equatable {
     /// Count clicks at all (default true).
     public var enabled: Bool?

@@ -54,7 +54,7 @@ public enum ConfigLoader {
     ///   required key, wrong type, unknown enum value).
     public static func decode(_ data: Data, file: String) throws(Failure) -> (config: LinkwellConfig, warnings: [Diagnostic]) {
         // Foundation's JSON5 scanner traps (a crash, not an error) on some invalid UTF-8, e.g. in
-        // an unquoted key; found by fuzz/harnesses fuzz-config (docs/fuzzing.md).
+        // an unquoted key; found by fuzz/harnesses fuzz-config (docs/dev/fuzzing.md).
         if let bad = invalidUTF8(data) {
             throw Failure(diagnostics: [
                 Diagnostic(
@@ -139,12 +139,12 @@ public enum ConfigLoader {
             let at = render(context.codingPath)
             return Diagnostic(
                 .error, file: file, at: at, "'\(key.stringValue)' is required here but missing",
-                fix: "add \"\(key.stringValue)\": … to \(at) (see docs/configuration.md)")
+                fix: "add \"\(key.stringValue)\": … to \(at) (see docs/reference/configuration.md)")
         case let .typeMismatch(type, context):
             let at = render(context.codingPath)
             return Diagnostic(
                 .error, file: file, at: at, "expected \(describe(type)) here",
-                fix: "write \(at) as \(describe(type)) (see docs/configuration.md)")
+                fix: "write \(at) as \(describe(type)) (see docs/reference/configuration.md)")
         case let .valueNotFound(type, context):
             let at = render(context.codingPath)
             return Diagnostic(.error, file: file, at: at, "expected \(describe(type)), found null", fix: "give \(at) a value or remove it")
@@ -170,9 +170,9 @@ public enum ConfigLoader {
                 let suggestion = DidYouMean.closest(value, in: allowed)
                 return Diagnostic(
                     .error, file: file, at: at, value: value, "'\(value)' is not one of the allowed values: \(allowed.joined(separator: ", "))",
-                    fix: suggestion.map { "did you mean '\($0)'?" } ?? "use one of \(allowed.joined(separator: ", ")) (see docs/configuration.md)")
+                    fix: suggestion.map { "did you mean '\($0)'?" } ?? "use one of \(allowed.joined(separator: ", ")) (see docs/reference/configuration.md)")
             }
-            return Diagnostic(.error, file: file, at: at, "invalid value: \(detail)", fix: "see docs/configuration.md for the allowed values")
+            return Diagnostic(.error, file: file, at: at, "invalid value: \(detail)", fix: "see docs/reference/configuration.md for the allowed values")
         @unknown default:
             return Diagnostic(.error, file: file, at: "(file)", "\(error)")
         }

@@ -1,6 +1,6 @@
 // The configuration model: one JSON5 file describing one or more sites. Every other part of
 // Linkwell — the parser, the builder, both association files and the landing pages — is derived
-// from these values. The schema is documented in docs/configuration.md and shipped as
+// from these values. The schema is documented in docs/reference/configuration.md and shipped as
 // config/linkwell.schema.json.
 
 /// The whole configuration file: one or more sites, each with its domains, apps and routes.

@@ -314,7 +314,7 @@ final class AdminAPI: Sendable {
     // MARK: - Endpoints
 
     /// `GET /api/v1/stats?site=&link=&route=&since=&until=`: what `linkwell stats --json` prints
-    /// (the counts already flushed to the database; see docs/stats.md).
+    /// (the counts already flushed to the database; see docs/reference/stats.md).
     private func stats(_ request: HTTPRequest, table: RouteTable, store: LinkStore) throws(LinkStoreError) -> HTTPResponse {
         let parameters = Self.queryItems(request.rawQuery)
         if let site = parameters["site"], table.site(named: site) == nil {

@@ -1,4 +1,4 @@
-// LinkServer — the running Linkwell server (see docs/architecture.md). The generic HTTP layer
+// LinkServer — the running Linkwell server (see docs/dev/architecture.md). The generic HTTP layer
 // (daemon, requests, prepared responses, addresses, proxy trust) is the MicroHTTP module.
 //
 // Serving Linkwell (all pure except ServerRuntime's one swap):

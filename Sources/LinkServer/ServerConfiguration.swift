@@ -35,7 +35,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var perIPConnectionLimit: Int = 128
     /// Seconds without a byte after which a connection is closed.
     public var connectionTimeoutSeconds: Int = 30
-    /// Seconds a client has to send a whole request head (docs/limits.md).
+    /// Seconds a client has to send a whole request head (docs/reference/limits.md).
     public var requestHeadTimeoutSeconds: Double = 10
     /// Request line plus headers answered normally (431 beyond). 16 KB: what a browser with a
     /// domain's worth of analytics cookies sends; nginx's default is 8 KB a line, 32 KB in all.
@@ -137,7 +137,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         return (c, out)
     }
 
-    /// The public daemon's options: the limits of docs/limits.md.
+    /// The public daemon's options: the limits of docs/reference/limits.md.
     public func daemonOptions(
         logger: (@Sendable (String) -> Void)? = nil, onConnectionEvent: (@Sendable (HTTPConnectionEvent) -> Void)? = nil
     ) -> HTTPDaemonOptions {

@@ -182,7 +182,7 @@ enum LongLinkPages {
         return document(title: "Link explained", body: body)
     }
 
-    /// What Linkwell does with each FDL parameter (the table of docs/migrating-from-firebase.md).
+    /// What Linkwell does with each FDL parameter (the table of docs/guide/migrating-from-firebase.md).
     static func use(of name: String, previews: Bool = true) -> String {
         switch name {
         case "link": "the deep link: its route's page and decisions"

@@ -102,7 +102,7 @@ public struct FDLParameters: Sendable, Equatable, Codable {
         return p.isEmpty ? nil : p
     }
 
-    /// Migration v5 (reserved for these columns, docs/short-links.md#storage).
+    /// Migration v5 (reserved for these columns, docs/guide/short-links.md#storage).
     static let migration: (version: Int, name: String, sql: String) = (
         5, "fdl parameters",
         columns.dropLast().map { "ALTER TABLE links ADD COLUMN \($0) TEXT;" }.joined(separator: "\n")

@@ -99,7 +99,7 @@ public struct HTTPDaemonOptions: Sendable {
     /// small response leaves room for ~190 header lines. libmicrohttpd 0.9.75 `malloc`s a pool of at
     /// most 32 KiB (a bigger one is its own `mmap` per connection), and every keep-alive connection
     /// keeps its whole pool resident. MHD does not copy the `Cookie` line (see `CookieDecoy`).
-    /// Measured with libmicrohttpd 0.9.75, see docs/limits.md.
+    /// Measured with libmicrohttpd 0.9.75, see docs/reference/limits.md.
     public var effectiveConnectionMemoryLimit: Int {
         connectionMemoryLimit ?? (headLimits.headBytes + Self.headRecordBytes + Self.responseHeaderBytes)
     }

@@ -336,7 +336,7 @@ struct Nullable<Wrapped: Encodable>: Encodable {
     }
 }
 
-/// Exit statuses (sysexits.h where one applies), as the README's table lists them.
+/// Exit statuses (sysexits.h where one applies), as the table of docs/reference/cli.md lists them.
 enum ExitCode {
     /// Findings or errors: a config error, a failed check, a link that cannot be built.
     static let failure: Int32 = 1

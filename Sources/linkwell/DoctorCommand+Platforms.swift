@@ -101,7 +101,7 @@ extension Doctor {
             return "your server refused Apple's bot (AASA-Bot/1.0.0, from Apple's addresses): allow it through the WAF/bot protection/IP or country rules for /.well-known/, then wait for the CDN to retry (hours)"
         }
         if text.contains("redirect") || text.contains(" 30") {
-            return "the file is behind a redirect, which Apple's CDN does not follow: serve it directly on this exact host (see docs/deploy.md)"
+            return "the file is behind a redirect, which Apple's CDN does not follow: serve it directly on this exact host (see docs/guide/deploy.md)"
         }
         if text.contains("404") || text.contains("not found") {
             return "your server answered 404 to Apple's bot: proxy /.well-known/apple-app-site-association to Linkwell on this host"

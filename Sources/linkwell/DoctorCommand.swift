@@ -190,7 +190,7 @@ struct Doctor {
         let host = urlHost.lowercased()
         if scheme != "https" {
             fail("\(scheme)://\(host): Apple and Android fetch the association files over https only",
-                 fix: "put TLS in front of Linkwell (Caddy, nginx or a load balancer; see docs/deploy.md) and run doctor with https://")
+                 fix: "put TLS in front of Linkwell (Caddy, nginx or a load balancer; see docs/guide/deploy.md) and run doctor with https://")
         }
         if table.site(forHost: host, fallbackToDefault: false) == nil {
             warn("\(host) is not a domain of any site in the config; checking the config's domains instead",

@@ -16,7 +16,7 @@ enum StatsCommand: LinkwellCommand {
             (default 10) and at SIGHUP/SIGTERM, so the last seconds of a running server are not here yet.
             Days older than storage.clicks.retentionDays (default 400) are kept as months. Stored: the
             site, code, route, UTC day, platform, outcome, in-app browser yes/no, crawler yes/no and the
-            referrer's host — no IP address, User-Agent, cookie or URL. See docs/stats.md.
+            referrer's host — no IP address, User-Agent, cookie or URL. See docs/reference/stats.md.
             """
     )
 

@@ -26,7 +26,7 @@ struct GoldenFileTests {
 
     /// Every shipped config: `config/linkwell.json5` and each file of `config/examples/`, so a
     /// config added there gets golden files and one removed leaves its golden files stale. The
-    /// `broken*.json5` examples are broken on purpose (the README's `validate` examples;
+    /// `broken*.json5` examples are broken on purpose (the `validate` examples of docs/guide/getting-started.md;
     /// tests/live/test_cli.py checks what validate says about them).
     static let configs: [String] = {
         let examples = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("config/examples").path)) ?? []

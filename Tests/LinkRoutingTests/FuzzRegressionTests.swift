@@ -1,4 +1,4 @@
-// Inputs the fuzzers (fuzz/harnesses, docs/fuzzing.md) found crashing, kept as tests.
+// Inputs the fuzzers (fuzz/harnesses, docs/dev/fuzzing.md) found crashing, kept as tests.
 
 import Foundation
 import Testing

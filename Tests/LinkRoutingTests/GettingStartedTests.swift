@@ -50,7 +50,7 @@ struct GettingStartedTests {
         }
         #expect(error?.description == """
             linkwell.json5: sites[0].ios[0]: error: 'teamID' is required here but missing
-                fix: add "teamID": … to sites[0].ios[0] (see docs/configuration.md)
+                fix: add "teamID": … to sites[0].ios[0] (see docs/reference/configuration.md)
             """)
     }
 

@@ -10,7 +10,7 @@ import Glibc
 
 // The shared state of a running server, all at once: requests on the daemon's threads, reloads
 // swapping the snapshot, and /metrics-style reads. Run under ThreadSanitizer by
-// `swift test --sanitize=thread` (docs/fuzzing.md); without it, it still checks that no request is
+// `swift test --sanitize=thread` (docs/dev/fuzzing.md); without it, it still checks that no request is
 // lost or answered from a half-built snapshot, and that the counters add up.
 
 @Suite("Concurrency: requests, snapshot swaps and metrics at once")

@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// libFuzzer harnesses for Linkwell (docs/fuzzing.md). Their own package (in a folder whose name
+// libFuzzer harnesses for Linkwell (docs/dev/fuzzing.md). Their own package (in a folder whose name
 // no checkout has, since SwiftPM names a path dependency after its folder), so `swift build` and
 // `swift test` of the main package never build them: each harness defines
 // LLVMFuzzerTestOneInput and its main.swift hands it to libFuzzer's driver, which links only

@@ -23,7 +23,7 @@ import pytest
 from conftest import BINARY, ROOT
 
 REFERENCE = ROOT / ".build" / "debug" / "codegen-reference"
-# (config/examples/broken*.json5 are broken on purpose: the README's validate examples.)
+# (config/examples/broken*.json5 are broken on purpose: the validate examples of docs/guide/getting-started.md.)
 SHIPPED = ["config/linkwell.json5"] + sorted(str(p.relative_to(ROOT)) for p in (ROOT / "config" / "examples").glob("*.json5")
                                               if not p.name.startswith("broken"))
 ANDROID_NS = "{http://schemas.android.com/apk/res/android}"

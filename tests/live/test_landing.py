@@ -228,7 +228,7 @@ def test_check_reports_the_language_and_the_image_the_server_serves(start_server
 
 # ---------------------------------------------------------------- a real browser, every shipped config
 
-# (broken*.json5 are broken on purpose: the README's validate examples.)
+# (broken*.json5 are broken on purpose: the validate examples of docs/guide/getting-started.md.)
 SHIPPED = [DEFAULT, *sorted(p for p in (ROOT / "config" / "examples").glob("*.json5") if not p.name.startswith("broken"))]
 # The pages each config serves, by host: a link of each route and a link that matches none.
 PAGES = {

@@ -11,7 +11,7 @@ from jsonschema import Draft202012Validator
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = ROOT / "config" / "linkwell.schema.json"
-# The broken*.json5 examples are broken on purpose (the README's validate examples).
+# The broken*.json5 examples are broken on purpose (the validate examples of docs/guide/getting-started.md).
 SHIPPED = [ROOT / "config" / "linkwell.json5",
            *sorted(p for p in (ROOT / "config" / "examples").glob("*.json5") if not p.name.startswith("broken"))]
 

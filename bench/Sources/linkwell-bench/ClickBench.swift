@@ -1,4 +1,4 @@
-// `linkwell-bench --clicks N`: the click counter and its flush (docs/stats.md, BENCHMARKS.md).
+// `linkwell-bench --clicks N`: the click counter and its flush (docs/reference/stats.md, BENCHMARKS.md).
 // N clicks spread over 1,000 / 10,000 / 100,000 short links (CLICK_LINKS=… for others) of one day are counted into a
 // ClickRecorder (the request path's call, one thread), then flushed into a fresh SQLite file
 // (one transaction of upserts), then the same again into the same file (every row an update).

@@ -5,7 +5,7 @@
 // readers (Apple's, Android 15's and 16's): a rejected file would break every link of the site.
 // Every input is compiled; the generator and the readers run for one input in 64, and the
 // invariant check (parser vs both matchers on sample URLs) for one in 8 of those of at most 128
-// bytes; its differences are `linkwell validate` warnings, not crashes (docs/fuzzing.md,
+// bytes; its differences are `linkwell validate` warnings, not crashes (docs/dev/fuzzing.md,
 // "Findings"). The inputs are chosen by a hash of their bytes, so a run reproduces.
 import Association
 import FuzzSupport
