@@ -33,6 +33,12 @@ public enum Responder {
     public static let aasaPaths: Set<Substring> = ["/.well-known/apple-app-site-association", "/apple-app-site-association"]
     public static let assetLinksPath: Substring = "/.well-known/assetlinks.json"
 
+    /// One of `aasaPaths`, compared by length first: a link's path is never hashed for it.
+    static func isAASAPath(_ path: Substring) -> Bool {
+        let length = path.utf8.count
+        return aasaPaths.contains { length == $0.utf8.count && path == $0 }
+    }
+
     /// `facts` are consumed: the request keeps them for its steps without a copy.
     public static func respond(_ snapshot: Snapshot, _ facts: consuming RequestFacts) -> ResponderResult {
         var result = route(snapshot, consume facts)
@@ -131,7 +137,7 @@ public enum Responder {
 
     /// The association files (or a 404 that says why the site has none).
     static func wellKnown(_ r: Request) -> ResponderResult? {
-        if aasaPaths.contains(r.path) {
+        if isAASAPath(r.path) {
             guard let aasa = r.site.aasa else {
                 return r.result(plain(404, "This site has no iOS app, so it has no apple-app-site-association.\n"), .aasa)
             }
@@ -154,7 +160,7 @@ public enum Responder {
 
     /// A file of `public/` (or a generated stylesheet).
     static func staticAsset(_ r: Request) -> ResponderResult? {
-        guard let asset = r.snapshot.assets.responses[String(r.path)] else { return nil }
+        guard let asset = r.snapshot.assets.response(r.path) else { return nil }
         return r.result(asset.respond(ifNoneMatch: r.facts.ifNoneMatch), .staticAsset)
     }
 

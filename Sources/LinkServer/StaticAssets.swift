@@ -32,7 +32,24 @@ public struct StaticAssets: Sendable {
     public init(responses: [String: ConditionalResponse] = [:], warnings: [String] = []) {
         self.responses = responses
         self.warnings = warnings
+        var lengths = [Bool](repeating: false, count: Self.lengthLimit + 1)
+        for path in responses.keys where path.utf8.count <= Self.lengthLimit { lengths[path.utf8.count] = true }
+        pathLengths = lengths
+        longest = responses.keys.map(\.utf8.count).max() ?? 0
     }
+
+    /// The file served at `path`, if any. Most requests are links, not files: a path whose length
+    /// no file has is answered without hashing it.
+    public func response(_ path: Substring) -> ConditionalResponse? {
+        let length = path.utf8.count
+        guard length <= longest, length > Self.lengthLimit || pathLengths[length] else { return nil }
+        return responses[String(path)]
+    }
+
+    /// Which path lengths (up to `lengthLimit` bytes) some file has; the longest one.
+    private let pathLengths: [Bool]
+    private let longest: Int
+    private static let lengthLimit = 256
 
     /// Long-lived: the generated files' names carry their content hash.
     public static let immutableCacheControl = "public, max-age=31536000, immutable"
