@@ -326,21 +326,7 @@ public struct LandingRenderer: Sendable {
         c["platform"] = .string(browser.platform.rawValue)
         c[browser.platform.rawValue] = .bool(true)
 
-        // App Links tags: the URL each app opens (its scheme, else the https link).
-        var al: [String: TemplateValue] = [:]
-        if let app = links.iosApp {
-            let schemes = Set(app.schemes ?? [])
-            al["iosURL"] = (links.iosSchemeLink.flatMap { SafeURL($0, allowedSchemes: schemes) } ?? SafeURL(links.canonical)).map(TemplateValue.url) ?? .null
-            if let id = app.appStoreID, LandingLinks.appStore(id: id) != nil { al["appStoreID"] = .string(id) }
-            al["iosAppName"] = .string(app.name ?? appName)
-        }
-        if let app = links.androidApp {
-            let schemes = Set(app.schemes ?? [])
-            al["androidURL"] = (links.androidSchemeLink.flatMap { SafeURL($0, allowedSchemes: schemes) } ?? SafeURL(links.canonical)).map(TemplateValue.url) ?? .null
-            al["androidPackage"] = .string(app.package)
-            al["androidAppName"] = .string(app.name ?? appName)
-        }
-        c["al"] = .object(al)
+        c["al"] = appLinksTags(links, appName: appName)
 
         let steps = NextSteps.decide(platform: browser.platform, links: links,
                                      webPage: NextSteps.webPage(table: table, site: site, match: match),
@@ -356,6 +342,24 @@ public struct LandingRenderer: Sendable {
             c["qr"] = .html(qr)
         }
         return .object(c)
+    }
+
+    /// The App Links tags: the URL each app opens (its scheme, else the https link).
+    func appLinksTags(_ links: LandingLinks, appName: String) -> TemplateValue {
+        var al: [String: TemplateValue] = [:]
+        if let app = links.iosApp {
+            let schemes = Set(app.schemes ?? [])
+            al["iosURL"] = (links.iosSchemeLink.flatMap { SafeURL($0, allowedSchemes: schemes) } ?? SafeURL(links.canonical)).map(TemplateValue.url) ?? .null
+            if let id = app.appStoreID, LandingLinks.appStore(id: id) != nil { al["appStoreID"] = .string(id) }
+            al["iosAppName"] = .string(app.name ?? appName)
+        }
+        if let app = links.androidApp {
+            let schemes = Set(app.schemes ?? [])
+            al["androidURL"] = (links.androidSchemeLink.flatMap { SafeURL($0, allowedSchemes: schemes) } ?? SafeURL(links.canonical)).map(TemplateValue.url) ?? .null
+            al["androidPackage"] = .string(app.package)
+            al["androidAppName"] = .string(app.name ?? appName)
+        }
+        return .object(al)
     }
 
     /// The buttons: `primary` (Open in app, followed by the in-app-browser note), then `steps`;

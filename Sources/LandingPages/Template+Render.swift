@@ -194,18 +194,8 @@ struct Renderer {
             case .section:
                 let bodyEnd = Int(instruction.c)
                 if let value = lookup(instruction.a, instruction.b), value.isTruthy {
-                    if case let .list(items) = value {
-                        for item in items {
-                            if cut { return }
-                            stack.append(item)
-                            run(i + 1, bodyEnd, indent: indent)
-                            stack.removeLast()
-                        }
-                    } else {
-                        stack.append(value)
-                        run(i + 1, bodyEnd, indent: indent)
-                        stack.removeLast()
-                    }
+                    section(value, i + 1, bodyEnd, indent: indent)
+                    if cut { return }
                 }
                 i = bodyEnd
             case .conditionalSection:
@@ -232,6 +222,22 @@ struct Renderer {
                 }
                 i += 1
             }
+        }
+    }
+
+    /// A section's body over a truthy value: once per item of a list, else once with the value.
+    mutating func section(_ value: TemplateValue, _ start: Int, _ end: Int, indent: [UInt8]) {
+        guard case let .list(items) = value else {
+            stack.append(value)
+            run(start, end, indent: indent)
+            stack.removeLast()
+            return
+        }
+        for item in items {
+            if cut { return }
+            stack.append(item)
+            run(start, end, indent: indent)
+            stack.removeLast()
         }
     }
 
