@@ -52,6 +52,10 @@ public struct LandingRenderer: Sendable {
     public static let contentSecurityPolicy =
         "default-src 'none'; style-src 'self'; img-src 'self' data: https:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
+    /// On every not-found answer: "no link here", for a proxy that then asks the website sharing
+    /// the domain (the configs of `linkwell generate nginx|caddy --website-upstream`).
+    public static let missHeader = ("X-Linkwell-Miss", "1")
+
     public static let pageHeaders: [(String, String)] = [
         ("Content-Type", "text/html; charset=utf-8"),
         ("Cache-Control", "no-cache"),
@@ -159,7 +163,7 @@ public struct LandingRenderer: Sendable {
         ])
         let steps = NextSteps.notFound(platform: browser.platform, site: site, home: homes[site.index])
         addSteps(steps, to: &c, site: site, catalog: catalog, inApp: nil)
-        return LandingResponse(status: 404, headers: Self.pageHeaders, body: templates[site.index].notFound.renderBytes(.object(c)))
+        return LandingResponse(status: 404, headers: Self.pageHeaders + [Self.missHeader], body: templates[site.index].notFound.renderBytes(.object(c)))
     }
 
     // MARK: Context

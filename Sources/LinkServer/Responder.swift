@@ -199,10 +199,18 @@ public enum Responder {
         if let target = r.compiled.config.notFound?.redirect, !target.contains("\r"), !target.contains("\n") {
             missed = r.redirected(target, route: nil, varies: false)
         } else {
-            missed = r.result(r.snapshot.answerer.notFound(site: r.site, visitor: visitor, facts: r.facts), .notFound)
+            missed = r.result(marked(r.snapshot.answerer.notFound(site: r.site, visitor: visitor, facts: r.facts)), .notFound)
         }
         missed.click = ClickEvent(visitor: visitor, site: r.site.name, outcome: .notFound)
         return missed
+    }
+
+    /// A not-found page with `LandingRenderer.missHeader` (the shipped pages carry it already; a
+    /// plugged-in renderer's get it here).
+    static func marked(_ response: HTTPResponse) -> HTTPResponse {
+        let (name, value) = LandingRenderer.missHeader
+        guard response.header(name) == nil else { return response }
+        return .dynamic(status: response.status, headers: response.headers + [(name, value)], body: response.body)
     }
 
     /// A matched link's answer from the landing stage, and its click.
