@@ -154,7 +154,8 @@ public enum Responder {
 
     /// A generated preview card (`/static/og/…`), made by the renderer.
     static func previewCard(_ r: Request) -> ResponderResult? {
-        guard r.path.hasPrefix("/static/og/"), let card = r.snapshot.renderer.asset(path: r.path, site: r.compiled, request: r.facts) else { return nil }
+        guard r.path.hasPrefix("/static/og/"),
+              let card = shortLinkCard(r) ?? r.snapshot.renderer.asset(path: r.path, site: r.compiled, request: r.facts) else { return nil }
         return r.result(card, .staticAsset)
     }
 
