@@ -5,6 +5,7 @@ import Foundation
 import LandingPages
 import LinkRouting
 import LinkServer
+import LinkStore
 import LinkwellJSON
 import PlatformMatchers
 
@@ -14,8 +15,11 @@ enum CheckCommand: LinkwellCommand {
         overview: "Explain a URL: its site, route and parameters, and which iOS and Android app claims it through which generated component.",
         abstract: "Explain what a URL is: route, parameters, which app claims it and why.",
         arguments: [ArgumentSpec(name: "<url>", help: "An https link on a site's domain, or a custom-scheme link.")],
-        options: [CommonOptions.config.spec, userAgent.spec, acceptLanguage.spec, CommonOptions.json.spec]
+        options: [CommonOptions.config.spec, userAgent.spec, acceptLanguage.spec, storage.spec, CommonOptions.json.spec]
     )
+    static let storage = Option<String>(
+        "--storage", "file|postgres-url",
+        help: "Read the short links from this SQLite file or PostgreSQL URL instead of the config's storage (say, a copy of production's).")
     static let userAgent = Option<String>(
         "--user-agent", "ua",
         help: "Also say what a browser with this User-Agent gets for the link (landing page, store or web redirect) and why, and the page's language, preview image and buttons.")
@@ -30,7 +34,7 @@ enum CheckCommand: LinkwellCommand {
         let table = validated.table
         var report = try LinkExplanation(validated: validated, url: url)
         // The server's own snapshot, short links read from its store: what serve answers.
-        let (snapshot, loading) = ServerRuntime.loadSnapshot(configPath: validated.file)
+        let (snapshot, loading) = ServerRuntime.loadSnapshot(configPath: validated.file, liveLinks: try args[storage].map(links(from:)))
         if let ua = args[userAgent] {
             // The page as the server would make it: the same snapshot (publicDir, templatesDir, cards).
             let landing = (snapshot?.renderer as? LandingPageRenderer)?.landing
@@ -50,6 +54,23 @@ enum CheckCommand: LinkwellCommand {
             Output.out(report.text)
         }
         return 0
+    }
+}
+
+extension CheckCommand {
+    /// `--storage`: the short links of another store, read once, read-only.
+    static func links(from storage: String) throws -> LinkIndexCell {
+        let location: StorageLocation = storage.hasPrefix("postgres://") || storage.hasPrefix("postgresql://")
+            ? .postgres(conninfo: storage, password: nil) : .sqlite(path: storage)
+        guard location.exists else {
+            throw UsageError(message: "--storage \(storage): no such file; give the link database (a SQLite file) or a postgres:// URL")
+        }
+        do throws(LinkStoreError) {
+            let (index, revision) = try LinkStore(reading: location, busyTimeoutMilliseconds: 2000).loadIndex(table: nil)
+            return LinkIndexCell(LinkIndexCell.State(index: index, revision: revision, source: location))
+        } catch {
+            throw IOFailure(description: "--storage \(location): \(error)")
+        }
     }
 }
 

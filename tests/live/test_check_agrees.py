@@ -64,3 +64,25 @@ def test_check_and_serve_agree(tmp_path, start_server):
     assert not disagreements, "\n".join(map(str, disagreements))
     # The corpus covers every kind of answer a link can get.
     assert {"page", "redirect", "not_found", "static", "assetlinks", "error"} <= kinds, kinds
+
+
+def test_check_reads_another_store_with_storage(tmp_path):
+    """--storage: the short links of another link database (a copy of production's, say)."""
+    config = tmp_path / "links.json5"
+    shutil.copy(FDL / "links.json5", config)
+    subprocess.run([str(BINARY), "links", "import", "--fdl-takeout", str(FDL / "takeout.csv"), "--site", "example", "--config", str(config)],
+                   capture_output=True, text=True, timeout=60)
+    elsewhere = tmp_path / "copy.db"
+    (tmp_path / "linkwell.db").rename(elsewhere)
+
+    def check(*extra):
+        r = subprocess.run([str(BINARY), "check", f"https://{HOST}/post42", "--json", "--config", str(config), *extra],
+                           capture_output=True, text=True, timeout=60, cwd=ROOT)
+        return r.returncode, r.stdout, r.stderr
+    code, out, _ = check()
+    assert code == 0 and json.loads(out)["status"] == "no_route" and json.loads(out)["served"]["status"] == 404
+    code, out, _ = check("--storage", str(elsewhere))
+    report = json.loads(out)
+    assert code == 0 and report["status"] == "short_link" and report["served"]["code"] == "post42" and report["served"]["status"] == 200
+    code, _, err = check("--storage", str(tmp_path / "missing.db"))
+    assert code == 64 and "--storage" in err and "no such file" in err
