@@ -378,8 +378,9 @@ public enum ProxyConfig {
         o += """
 
                 # Short links at the root (/CODE): Linkwell answers first, so a code created a second ago
-                # works without regenerating this file. Its 404 for a path that is no link (marked
-                # \(missHeader)) falls back to the website, whose own 404 page answers real misses.
+                # works without regenerating this file. Its 404 — on these paths only its not-found
+                # page, marked \(missHeader) — falls back to the website, whose own 404 page answers
+                # real misses.
                 # Only GET and HEAD can be links: the website gets every other method directly.
                 location ~ \(nginxString(codeRegex)) {
                     error_page 404 418 = @website;
