@@ -130,6 +130,19 @@ public enum ProxyConfig {
         site.exactDomains.first ?? site.canonicalHost
     }
 
+    /// The response header Linkwell's not-found page carries: "this path is no link of mine", for a
+    /// proxy that then asks the website.
+    public static let missHeader = "X-Linkwell-Miss"
+
+    /// A path that could be a short code at the root: one segment of the code alphabet
+    /// (A-Z, a-z, 0-9, `-`, `_`), so `/robots.txt` or `/about/team` never make the detour.
+    public static let codeRegex = "^/[A-Za-z0-9_-]+$"
+
+    /// The site's short-link prefix (`/`: codes at the root).
+    static func shortLinkPrefix(_ site: CompiledSite) -> String {
+        site.config.shortLinks?.effectivePrefix ?? "/"
+    }
+
     /// Why a website upstream is not usable, or nil.
     public static func problem(withUpstream url: String) -> String? {
         guard let parts = URLParts(url), parts.scheme == "http" || parts.scheme == "https", !parts.host.isEmpty else {
@@ -218,6 +231,7 @@ public enum ProxyConfig {
             o += nginxAssociation
             if options.bootstrap {
                 o += nginxClaimed(site, options)
+                o += nginxLinks(site, website)
                 o += nginxDefault(website)
             } else {
                 o += """
@@ -242,6 +256,7 @@ public enum ProxyConfig {
             o += nginxProxyHeaders
             o += nginxAssociation
             o += nginxClaimed(site, options)
+            o += nginxLinks(site, website)
             o += nginxDefault(website)
             o += "}\n"
         }
@@ -317,6 +332,78 @@ public enum ProxyConfig {
         return o
     }
 
+    /// The short and long links of a site that shares its domain with a website: the prefix's paths
+    /// to Linkwell; at the root, a long link (`/?link=…`) by its query, and every path that could be
+    /// a code to Linkwell first, falling back to the website when Linkwell's 404 says "no link here".
+    static func nginxLinks(_ site: CompiledSite, _ website: String?) -> String {
+        guard let website else { return "" }
+        let prefix = shortLinkPrefix(site)
+        let upstream = nginxString(origin(website))
+        let tls = nginxWebsiteTLS(website)
+        if prefix != "/" {
+            return """
+
+                    # Short links (\(prefix)CODE) and long links (\(prefix)?link=…): Linkwell's, whatever the code.
+                    location ^~ \(nginxString(prefix)) {
+                        set $linkwell_cookie "";
+                        proxy_pass http://linkwell;
+                    }
+                    location = \(nginxString(String(prefix.dropLast()))) {
+                        set $linkwell_cookie "";
+                        proxy_pass http://linkwell;
+                    }
+
+                """
+        }
+        let home = site.entries.contains { locations(for: $0.pattern).contains(.exact("/")) }
+        var o = ""
+        if !home {
+            o += """
+
+                    # FDL long links (/?link=…) by their query: Linkwell; the home page without one: the website.
+                    location = / {
+                        error_page 418 = @linkwell;
+                        if ($args ~ "(^|&)link(=|&|$)") {
+                            return 418;
+                        }
+                        proxy_pass \(upstream);
+                \(tls)    }
+                    location @linkwell {
+                        set $linkwell_cookie "";
+                        proxy_pass http://linkwell;
+                    }
+
+                """
+        }
+        o += """
+
+                # Short links at the root (/CODE): Linkwell answers first, so a code created a second ago
+                # works without regenerating this file. Its 404 — on these paths only its not-found
+                # page, marked \(missHeader) — falls back to the website, whose own 404 page answers
+                # real misses.
+                # Only GET and HEAD can be links: the website gets every other method directly.
+                location ~ \(nginxString(codeRegex)) {
+                    error_page 404 418 = @website;
+                    if ($request_method !~ ^(GET|HEAD)$) {
+                        return 418;
+                    }
+                    proxy_intercept_errors on;
+                    set $linkwell_cookie "";
+                    proxy_pass http://linkwell;
+                }
+                location @website {
+                    set $linkwell_cookie $http_cookie;
+                    proxy_pass \(upstream);
+            \(tls)    }
+
+            """
+        return o
+    }
+
+    static func nginxWebsiteTLS(_ website: String) -> String {
+        website.lowercased().hasPrefix("https:") ? "        proxy_ssl_server_name on;\n" : ""
+    }
+
     static func nginxDefault(_ website: String?) -> String {
         guard let website else {
             return """
@@ -329,7 +416,7 @@ public enum ProxyConfig {
 
                 """
         }
-        let tls = website.lowercased().hasPrefix("https:") ? "        proxy_ssl_server_name on;\n" : ""
+        let tls = nginxWebsiteTLS(website)
         return """
 
                 # Everything else: the website.
@@ -365,6 +452,45 @@ extension ProxyConfig {
         guard !parts.isEmpty else { return nil }
         var seen = Set<String>()
         return "^(?:" + parts.filter { seen.insert($0).inserted }.joined(separator: "|") + ")$"
+    }
+
+    /// The short and long links of a site that shares its domain with a website (as `nginxLinks`).
+    static func caddyLinks(_ site: CompiledSite, website: String, _ options: ProxyConfigOptions) -> String {
+        let prefix = shortLinkPrefix(site)
+        if prefix != "/" {
+            let regex = "^" + escapeRegex(String(prefix.dropLast())) + "(?:/.*)?$"
+            return "\t# Short links (\(prefix)CODE) and long links (\(prefix)?link=…): Linkwell's, whatever the code.\n"
+                + "\t@links path_regexp links \(caddyString(regex))\n\thandle @links {\n\t\timport linkwell\n\t}\n"
+        }
+        return """
+            \t# FDL long links (/?link=…) by their query: Linkwell.
+            \t@longlinks {
+            \t\tpath /
+            \t\tquery link=*
+            \t}
+            \thandle @longlinks {
+            \t\timport linkwell
+            \t}
+            \t# Short links at the root (/CODE): Linkwell answers first, so a code created a second ago
+            \t# works without regenerating this file. Its 404 for a path that is no link (marked
+            \t# \(missHeader)) goes to the website, whose own 404 page answers real misses.
+            \t# Only GET and HEAD can be links: the website gets every other method directly.
+            \t@codes {
+            \t\tmethod GET HEAD
+            \t\tpath_regexp codes \(caddyString(codeRegex))
+            \t}
+            \thandle @codes {
+            \t\treverse_proxy \(options.linkwellUpstream) {
+            \t\t\theader_up -Forwarded
+            \t\t\theader_up -Cookie
+            \t\t\t@miss header \(missHeader) *
+            \t\t\thandle_response @miss {
+            \t\t\t\treverse_proxy \(caddyString(origin(website)))
+            \t\t\t}
+            \t\t}
+            \t}
+
+            """
     }
 
     /// The Caddyfile. Caddy obtains and renews the certificates itself (automatic HTTPS).
@@ -423,6 +549,7 @@ extension ProxyConfig {
                 o += "\thandle @routes {\n\t\timport linkwell\n\t}\n"
             }
             if let website {
+                o += caddyLinks(site, website: website, options)
                 o += "\t# Everything else: the website.\n\thandle {\n\t\treverse_proxy \(caddyString(origin(website)))\n\t}\n"
             } else {
                 o += "\t# Everything else: no website upstream (--website-upstream), so Linkwell's not-found page.\n"

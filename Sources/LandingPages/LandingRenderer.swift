@@ -52,6 +52,10 @@ public struct LandingRenderer: Sendable {
     public static let contentSecurityPolicy =
         "default-src 'none'; style-src 'self'; img-src 'self' data: https:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
+    /// On every not-found answer: "no link here", for a proxy that then asks the website sharing
+    /// the domain (the configs of `linkwell generate nginx|caddy --website-upstream`).
+    public static let missHeader = ("X-Linkwell-Miss", "1")
+
     public static let pageHeaders: [(String, String)] = [
         ("Content-Type", "text/html; charset=utf-8"),
         ("Cache-Control", "no-cache"),
@@ -159,7 +163,7 @@ public struct LandingRenderer: Sendable {
         ])
         let steps = NextSteps.notFound(platform: browser.platform, site: site, home: homes[site.index])
         addSteps(steps, to: &c, site: site, catalog: catalog, inApp: nil)
-        return LandingResponse(status: 404, headers: Self.pageHeaders, body: templates[site.index].notFound.renderBytes(.object(c)))
+        return LandingResponse(status: 404, headers: Self.pageHeaders + [Self.missHeader], body: templates[site.index].notFound.renderBytes(.object(c)))
     }
 
     // MARK: Context
@@ -234,12 +238,14 @@ public struct LandingRenderer: Sendable {
 
     /// The image a page's preview shows, absolute: the route's `preview.image`, the site's
     /// `landing.image`, else the generated card (nil without a card renderer).
-    func image(site: CompiledSite, match: LinkMatch, title: String, catalog: StringCatalog, links: LandingLinks) -> (url: SafeURL, generated: Bool)? {
+    /// `cardLink`: the link the card is for, when not the route's (a stored short link's own URL).
+    func image(site: CompiledSite, match: LinkMatch, title: String, catalog: StringCatalog, links: LandingLinks,
+               cardLink: String? = nil) -> (url: SafeURL, generated: Bool)? {
         let preview = site.entry(named: match.route)?.route?.preview
         for template in [preview?.image, site.config.landing?.image].compactMap({ $0 }) where !template.isEmpty {
             if let url = Self.previewImage(template, parameters: match.parameters, host: site.canonicalHost) { return (url, false) }
         }
-        let card = PreviewCard(site: site.name, route: match.route, link: links.canonical, appName: Self.appName(site), title: title,
+        let card = PreviewCard(site: site.name, route: match.route, link: cardLink ?? links.canonical, appName: Self.appName(site), title: title,
                                themeColor: site.config.landing?.themeColor, icon: Self.icon(site, platform: .desktop), locale: catalog.tag)
         guard let path = previewCard?(card), let url = SafeURL("https://\(site.canonicalHost)\(path)") else { return nil }
         return (url, true)
@@ -255,11 +261,12 @@ public struct LandingRenderer: Sendable {
     }
 
     /// The card a page of this link in `locale` shows (to rebuild it from the image URL).
-    public func card(for match: LinkMatch, site: CompiledSite, locale: String) -> PreviewCard {
+    /// `link` and `title`: a stored short link's own URL and title, when it has them.
+    public func card(for match: LinkMatch, site: CompiledSite, locale: String, link: String? = nil, title linkTitle: String? = nil) -> PreviewCard {
         let tag = catalogs[locale]?.tag ?? "en"
         let links = LandingLinks(table: table, site: site, match: match)
-        return PreviewCard(site: site.name, route: match.route, link: links.canonical, appName: Self.appName(site),
-                           title: title(site: site, match: match, tag: tag), themeColor: site.config.landing?.themeColor,
+        return PreviewCard(site: site.name, route: match.route, link: link ?? links.canonical, appName: Self.appName(site),
+                           title: linkTitle ?? title(site: site, match: match, tag: tag), themeColor: site.config.landing?.themeColor,
                            icon: Self.icon(site, platform: .desktop), locale: tag)
     }
 
@@ -302,16 +309,18 @@ public struct LandingRenderer: Sendable {
         var c = brand(site, platform: browser.platform, catalog: catalog, ios: links.iosApp, android: links.androidApp)
         let appName = Self.appName(site)
         let text = Self.previewText(site.entry(named: match.route)?.route?.preview, tag: catalog.tag)
-        // A generated card shows the route's title: its URL must rebuild it from the link alone.
+        // A generated card's URL must rebuild it from the link alone: a route's card shows the
+        // route's title; a stored short link's (its own URL, `overrides.canonical`) the link's title.
         let routeTitle = title(site: site, match: match, tag: catalog.tag)
         let title = overrides?.title ?? routeTitle
+        let card = overrides?.canonical.map { (link: $0, title: title) }
         c["title"] = .string(title)
         let routeDescription = parameterDisplay.shows(match, site: site) ? text.description.map { WebTemplate.fillText($0, parameters: match.parameters) } : nil
         if let d = overrides?.description ?? routeDescription, !d.isEmpty {
             c["description"] = .string(d)
         }
         if let image = overrides?.image.flatMap({ SafeURL($0).map { (url: $0, generated: false) } })
-            ?? image(site: site, match: match, title: routeTitle, catalog: catalog, links: links) {
+            ?? image(site: site, match: match, title: card?.title ?? routeTitle, catalog: catalog, links: links, cardLink: card?.link) {
             c["image"] = .url(image.url)
             c["imageAlt"] = .string(catalog.text("imageAlt", ["title": title, "appName": appName]))
             if image.generated {
@@ -321,7 +330,7 @@ public struct LandingRenderer: Sendable {
             }
         }
         c["twitterCard"] = .string(c["image"] == nil ? "summary" : "summary_large_image")
-        if let canonical = SafeURL(links.canonical) { c["canonical"] = .url(canonical) }
+        if let canonical = SafeURL(overrides?.canonical ?? links.canonical) { c["canonical"] = .url(canonical) }
         if let banner = links.smartAppBanner { c["smartBanner"] = .string(banner) }
         c["platform"] = .string(browser.platform.rawValue)
         c[browser.platform.rawValue] = .bool(true)

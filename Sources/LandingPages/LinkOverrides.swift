@@ -30,6 +30,10 @@ public struct LinkOverrides: Sendable, Equatable {
     public var playReferrer: [(name: String, value: String)]
     /// App Store campaign parameters (FDL `at`, `ct`, `mt`, `pt`) added to the App Store URL.
     public var appStoreParameters: [(name: String, value: String)]
+    /// A stored short link's own URL (`https://example.com/post42`): the page's canonical link and
+    /// `og:url`, and the link its generated preview card is for, so crawlers show the link's
+    /// preview and not the target's. nil for a long link (its target is the page's link).
+    public var canonical: String? = nil
 
     public init(
         title: String? = nil, description: String? = nil, image: String? = nil,
@@ -56,6 +60,7 @@ public struct LinkOverrides: Sendable, Equatable {
             && a.forcedRedirect == b.forcedRedirect && a.redirectTarget == b.redirectTarget
             && a.playReferrer.map { $0.name + "=" + $0.value } == b.playReferrer.map { $0.name + "=" + $0.value }
             && a.appStoreParameters.map { $0.name + "=" + $0.value } == b.appStoreParameters.map { $0.name + "=" + $0.value }
+            && a.canonical == b.canonical
     }
 
     /// The fallback URL for `platform` (an iPad takes `ipadFallback`, then `iosFallback`), and

@@ -110,26 +110,37 @@ public final class LandingPageRenderer: PageRenderer {
     /// `/static/og/<hash>.png?l=…&hl=…`: the card of the link `l` in language `hl`, when it
     /// still hashes to `<hash>`; else 404.
     public func asset(path: Substring, site: CompiledSite, request: RequestFacts) -> HTTPResponse? {
-        let name = path.dropFirst("/static/og/".count)
-        guard name.hasSuffix(".png") else { return nil }
-        let hash = String(name.dropLast(4))
-        guard hash.utf8.count == 16, hash.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return nil }
-        var link: String?
-        var locale = "en"
-        for pair in (request.rawQuery ?? "").split(separator: "&") {
-            let kv = pair.split(separator: "=", maxSplits: 1)
-            guard kv.count == 2 else { continue }
-            let value = PercentEncoding.decode(String(kv[1]))
-            if kv[0] == "l" { link = value } else if kv[0] == "hl" { locale = value }
-        }
+        let (link, locale) = Self.cardQuery(request.rawQuery)
         let table = landing.table
-        let response = cards.png(hash: hash) {
+        return card(path: path, request: request) {
             guard let link, link.hasPrefix("/"),
                   case let .matched(match) = table.resolve(site: site, path: String(link.prefix { $0 != "?" }),
                                                            query: link.firstIndex(of: "?").map { String(link[link.index(after: $0)...]) }, fragment: nil)
             else { return nil }
             return landing.svg(landing.card(for: match, site: site, locale: locale))
         }
+    }
+
+    /// A card image's `l` (the link's path and query) and `hl` (its language) parameters.
+    static func cardQuery(_ query: Substring?) -> (link: String?, locale: String) {
+        var link: String?
+        var locale = "en"
+        for pair in (query ?? "").split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            guard kv.count == 2 else { continue }
+            let value = PercentEncoding.decode(String(kv[1]))
+            if kv[0] == "l" { link = value } else if kv[0] == "hl" { locale = value }
+        }
+        return (link, locale)
+    }
+
+    /// The PNG of `/static/og/<hash>.png`, drawn from `svg` (which must hash to the name) once.
+    func card(path: Substring, request: RequestFacts, svg: () -> String?) -> HTTPResponse? {
+        let name = path.dropFirst("/static/og/".count)
+        guard name.hasSuffix(".png") else { return nil }
+        let hash = String(name.dropLast(4))
+        guard hash.utf8.count == 16, hash.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return nil }
+        let response = cards.png(hash: hash, svg: svg)
         switch response {
         case let .card(card):
             return card.respond(ifNoneMatch: request.ifNoneMatch)

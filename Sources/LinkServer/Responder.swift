@@ -154,7 +154,8 @@ public enum Responder {
 
     /// A generated preview card (`/static/og/…`), made by the renderer.
     static func previewCard(_ r: Request) -> ResponderResult? {
-        guard r.path.hasPrefix("/static/og/"), let card = r.snapshot.renderer.asset(path: r.path, site: r.compiled, request: r.facts) else { return nil }
+        guard r.path.hasPrefix("/static/og/"),
+              let card = shortLinkCard(r) ?? r.snapshot.renderer.asset(path: r.path, site: r.compiled, request: r.facts) else { return nil }
         return r.result(card, .staticAsset)
     }
 
@@ -199,10 +200,18 @@ public enum Responder {
         if let target = r.compiled.config.notFound?.redirect, !target.contains("\r"), !target.contains("\n") {
             missed = r.redirected(target, route: nil, varies: false)
         } else {
-            missed = r.result(r.snapshot.answerer.notFound(site: r.site, visitor: visitor, facts: r.facts), .notFound)
+            missed = r.result(marked(r.snapshot.answerer.notFound(site: r.site, visitor: visitor, facts: r.facts)), .notFound)
         }
         missed.click = ClickEvent(visitor: visitor, site: r.site.name, outcome: .notFound)
         return missed
+    }
+
+    /// A not-found page with `LandingRenderer.missHeader` (the shipped pages carry it already; a
+    /// plugged-in renderer's get it here).
+    static func marked(_ response: HTTPResponse) -> HTTPResponse {
+        let (name, value) = LandingRenderer.missHeader
+        guard response.header(name) == nil else { return response }
+        return .dynamic(status: response.status, headers: response.headers + [(name, value)], body: response.body)
     }
 
     /// A matched link's answer from the landing stage, and its click.

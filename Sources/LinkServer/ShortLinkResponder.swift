@@ -62,13 +62,19 @@ extension Responder {
     /// web-page target (no route) redirects to it, or to the platform's fallback. nil: a target
     /// that cannot be a `Location` (the link is not found).
     static func shortLink(_ short: IndexedShortLink, generation: UInt64, site: Site, visitor: Visitor) -> LinkDestination? {
-        let overrides = LinkOverrides(short.link)
+        var overrides = LinkOverrides(short.link)
+        overrides.canonical = shortLinkURL(short.link, site: site.compiled)
         if let match = short.match {
             return .landing(LandingRequest(site: site, match: match, overrides: overrides, stored: (short, generation), visitor: visitor))
         }
         let location = overrides.fallback(for: visitor.browser.platform, iPad: visitor.isIPad)?.url ?? short.link.target
         guard !location.contains("\r"), !location.contains("\n") else { return nil }
         return .redirect(location)
+    }
+
+    /// A stored link's own URL: `https://<canonical host><prefix><code>`.
+    static func shortLinkURL(_ link: ShortLink, site: CompiledSite) -> String {
+        "https://\(site.canonicalHost)\(site.config.shortLinks?.effectivePrefix ?? "/")\(link.code)"
     }
 
     /// An FDL long link: refused with a 400 page naming the parameter, explained (`d=1`), or

@@ -5,6 +5,7 @@ import Foundation
 import LandingPages
 import LinkRouting
 import LinkServer
+import LinkStore
 import LinkwellJSON
 import PlatformMatchers
 
@@ -14,8 +15,11 @@ enum CheckCommand: LinkwellCommand {
         overview: "Explain a URL: its site, route and parameters, and which iOS and Android app claims it through which generated component.",
         abstract: "Explain what a URL is: route, parameters, which app claims it and why.",
         arguments: [ArgumentSpec(name: "<url>", help: "An https link on a site's domain, or a custom-scheme link.")],
-        options: [CommonOptions.config.spec, userAgent.spec, acceptLanguage.spec, CommonOptions.json.spec]
+        options: [CommonOptions.config.spec, userAgent.spec, acceptLanguage.spec, storage.spec, CommonOptions.json.spec]
     )
+    static let storage = Option<String>(
+        "--storage", "file|postgres-url",
+        help: "Read the short links from this SQLite file or PostgreSQL URL instead of the config's storage (say, a copy of production's).")
     static let userAgent = Option<String>(
         "--user-agent", "ua",
         help: "Also say what a browser with this User-Agent gets for the link (landing page, store or web redirect) and why, and the page's language, preview image and buttons.")
@@ -29,10 +33,20 @@ enum CheckCommand: LinkwellCommand {
         let (validated, _) = try args.loadConfig()
         let table = validated.table
         var report = try LinkExplanation(validated: validated, url: url)
+        // The server's own snapshot, short links read from its store: what serve answers.
+        let (snapshot, loading) = ServerRuntime.loadSnapshot(configPath: validated.file, liveLinks: try args[storage].map(links(from:)))
         if let ua = args[userAgent] {
             // The page as the server would make it: the same snapshot (publicDir, templatesDir, cards).
-            let landing = (ServerRuntime.loadSnapshot(configPath: validated.file).0?.renderer as? LandingPageRenderer)?.landing
+            let landing = (snapshot?.renderer as? LandingPageRenderer)?.landing
             report.explainBrowser(userAgent: ua, table: table, acceptLanguage: args[acceptLanguage], landing: landing)
+        }
+        if let parts = URLParts(url), parts.scheme == "https" || parts.scheme == "http", report.site != nil {
+            if let snapshot {
+                let target = (parts.path.isEmpty ? "/" : parts.path) + (parts.query.map { "?" + $0 } ?? "")
+                report.served = Responder.served(snapshot, host: parts.host, rawTarget: target, userAgent: args[userAgent], acceptLanguage: args[acceptLanguage])
+            } else {
+                for d in loading.errors { Output.err(d.description) }
+            }
         }
         if args.has(CommonOptions.json) {
             Output.json(report.json)
@@ -40,6 +54,23 @@ enum CheckCommand: LinkwellCommand {
             Output.out(report.text)
         }
         return 0
+    }
+}
+
+extension CheckCommand {
+    /// `--storage`: the short links of another store, read once, read-only.
+    static func links(from storage: String) throws -> LinkIndexCell {
+        let location: StorageLocation = storage.hasPrefix("postgres://") || storage.hasPrefix("postgresql://")
+            ? .postgres(conninfo: storage, password: nil) : .sqlite(path: storage)
+        guard location.exists else {
+            throw UsageError(message: "--storage \(storage): no such file; give the link database (a SQLite file) or a postgres:// URL")
+        }
+        do throws(LinkStoreError) {
+            let (index, revision) = try LinkStore(reading: location, busyTimeoutMilliseconds: 2000).loadIndex(table: nil)
+            return LinkIndexCell(LinkIndexCell.State(index: index, revision: revision, source: location))
+        } catch {
+            throw IOFailure(description: "--storage \(location): \(error)")
+        }
     }
 }
 
@@ -71,6 +102,8 @@ struct LinkExplanation {
     /// The landing page's language, preview image and buttons (when the decision is the page).
     var page: LandingRenderer.Summary?
     var acceptLanguage: String?
+    /// What serve answers (the same responder, the store's short links).
+    var served: ServedAnswer?
 
     mutating func explainBrowser(userAgent ua: String, table: RouteTable, acceptLanguage: String? = nil, landing: LandingRenderer? = nil) {
         userAgent = ua
@@ -95,6 +128,9 @@ struct LinkExplanation {
         return "get the not-found page (404)"
     }
 
+    /// A stored short link or a long link answered (no route, but no miss either).
+    var isLink: Bool { served?.code != nil || served?.link == "long_link" }
+
     var browserLines: [String] {
         guard let ua = userAgent, let b = browser else { return [] }
         var kind = b.platform.rawValue
@@ -112,7 +148,7 @@ struct LinkExplanation {
                 }
             case let .redirect(_, target, reason): lines.append("Gets:      302 → \(target) (\(f.name)) — \(reason)")
             }
-        } else if site != nil {
+        } else if site != nil, !isLink {
             if let r = notFoundRedirect { lines.append("Gets:      302 → \(r) (notFound.redirect)") } else { lines.append("Gets:      not-found page (404)") }
         }
         return lines
@@ -168,7 +204,13 @@ struct LinkExplanation {
             lines.append("Route:     none — excluded by routes[\(index)] '\(pattern)'; no app opens it; browsers \(notFoundOutcome)")
         case let .noRoute(site):
             lines.append("Site:      \(site)")
-            lines.append("Route:     none — no route matches; browsers \(notFoundOutcome)")
+            if let served, let code = served.code {
+                lines.append("Route:     none — the path is short link '\(code)' of the link store" + (served.route.map { ", which leads to route '\($0)'" } ?? ""))
+            } else if let served, served.link == "long_link" {
+                lines.append("Route:     none — a long link (link=…)" + (served.route.map { ", which leads to route '\($0)'" } ?? ""))
+            } else {
+                lines.append("Route:     none — no route matches; browsers \(notFoundOutcome)")
+            }
         case let .unknownHost(host):
             lines.append("Site:      none — no site lists the host '\(host)'")
         case let .unsupported(why):
@@ -203,6 +245,12 @@ struct LinkExplanation {
             }
         }
         lines += browserLines
+        if let served {
+            var line = "Served:    \(served.status) \(served.kind)"
+            if let outcome = served.outcome { line += ", outcome \(outcome)" }
+            if let location = served.location { line += " → \(location)" }
+            lines.append(line + (userAgent == nil ? "  (as serve answers a browser without a User-Agent; --user-agent for another)" : ""))
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -238,6 +286,13 @@ struct LinkExplanation {
         var opens: Opens?
         var exclusion: Exclusion?
         var browser: Browser?
+        /// What serve answers, in the access log's and the click counts' names.
+        var served: Served?
+        struct Served: Encodable {
+            var status: Int
+            var kind: String
+            var outcome, route, code, location: String?
+        }
         var apple: [Apple] = []
         var android: [Android] = []
         var android15: [Android] = []
@@ -253,7 +308,9 @@ struct LinkExplanation {
         case let .excluded(site, index, pattern):
             o = Report(url: url, status: "excluded", site: site, exclusion: Report.Exclusion(index: index, pattern: pattern))
         case let .noRoute(site):
-            o = Report(url: url, status: "no_route", site: site, notFoundRedirect: self.site?.config.notFound?.redirect)
+            // A short or long link is no route, but is no miss either.
+            let status = !isLink ? "no_route" : served?.code != nil ? "short_link" : "long_link"
+            o = Report(url: url, status: status, site: site, notFoundRedirect: status == "no_route" ? self.site?.config.notFound?.redirect : nil)
         case let .unknownHost(h):
             o = Report(url: url, status: "unknown_host", host: h)
         case let .unsupported(why):
@@ -270,11 +327,14 @@ struct LinkExplanation {
                     if let i = p.image { x.image = "\(i)"; x.imageGenerated = p.imageGenerated }
                     x.buttons = p.steps.steps.map { Report.Button(id: $0.id, url: $0.url) }
                 }
-            } else if site != nil {
+            } else if site != nil, !isLink {
                 x.decision = notFoundRedirect == nil ? "not_found" : "not_found_redirect"
                 x.target = notFoundRedirect
             }
             o.browser = x
+        }
+        if let s = served {
+            o.served = Report.Served(status: s.status, kind: s.kind, outcome: s.outcome, route: s.route, code: s.code, location: s.location)
         }
         o.apple = apple.map { a in
             Report.Apple(appID: a.app, verdict: a.decision?.verdict.rawValue ?? "none", component: a.decision?.componentIndex, rule: a.decision?.rule)

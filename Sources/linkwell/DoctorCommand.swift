@@ -20,13 +20,15 @@ enum DoctorCommand: LinkwellCommand {
                 name: "https://<domain>[:<port>]",
                 help: "The deployment to check. Every exact domain of the config (and the root of every wildcard) is checked on the same port.")
         ],
-        options: [CommonOptions.config.spec, site.spec, cacert.spec, resolve.spec, timeout.spec, apkCert.spec, offline.spec, json.spec],
+        options: [CommonOptions.config.spec, site.spec, cacert.spec, resolve.spec, timeout.spec, apkCert.spec, token.spec, admin.spec, offline.spec, json.spec],
         discussion: """
             Prints one line per check: PASS, WARN or FAIL, what was checked, and for a failure how to
             fix it. Besides the deployment itself it asks Apple's CDN
             (app-site-association.cdn-apple.com/a/v1/DOMAIN, the copy devices use) and Google's
             Digital Asset Links API (statements:list, what Android's verifier sees); --offline skips
-            both. Last, the on-device commands for what cannot be checked from here.
+            both. Through the proxy it follows the journey of each site: a route, a short
+            link (a stored one, or with --token a temporary one it creates and deletes), a long link
+            (?link=…) must reach Linkwell, and an unknown path the website when one shares the domain. Last, the on-device commands for what cannot be checked from here.
             Exit status: 0 when nothing failed, 1 when a check failed, 64 on usage errors, 69 without curl.
             Needs curl (Debian: apt-get install curl).
             """
@@ -41,6 +43,11 @@ enum DoctorCommand: LinkwellCommand {
     static let apkCert = Option<String>(
         "--apk-cert", "fingerprint",
         help: "The SHA-256 your installed APK is signed with (or Play's app-signing key): is it in assetlinks.json?", repeatable: true)
+    static let token = Option<String>(
+        "--token", "token",
+        help: "An admin API token (linkwell tokens create): doctor creates a temporary short link, follows it through the proxy and deletes it.")
+    static let admin = Option<String>(
+        "--admin", "host:port", help: "Where the admin API listens, for --token (default: the config's server.admin, else 127.0.0.1:9090).")
     static let offline = Flag("--offline", help: "Ask neither Apple's CDN nor Google's Digital Asset Links API; check the deployment only.")
     static let json = Flag("--json", help: "Print the checks, what Apple's CDN and Google see, and the on-device commands as JSON.")
 
@@ -68,6 +75,9 @@ enum DoctorCommand: LinkwellCommand {
         doctor.quietLines = args.has(json)
         doctor.offline = args.has(offline)
         doctor.apkCerts = apkCerts
+        doctor.token = args[token]
+        doctor.admin = args[admin] ?? Doctor.adminAddress(table)
+        doctor.configPath = args.configPath
         if let name = args[Self.site], table.site(named: name) == nil {
             throw UsageError(message: "no site '\(name)'; the config has \(table.sites.map { "'\($0.name)'" }.joined(separator: ", "))")
         }
@@ -131,6 +141,14 @@ struct Doctor {
     var offline = false
     /// --apk-cert fingerprints, normalized.
     var apkCerts: [String] = []
+    /// The journey through the proxy (a route, a short link, a long link, a miss): once per site.
+    var journeyChecked = Set<String>()
+    /// `--token`: an admin API token, to create (and delete) a temporary short link.
+    var token: String?
+    /// `--admin`: where the admin API listens (`host:port`).
+    var admin: String?
+    /// The config file, for the link store a server started with it uses.
+    var configPath = ""
     /// What Apple's CDN and Google's API said, per host, for --json.
     var cdnReports: [ServiceReport] = []
     var googleReports: [ServiceReport] = []
@@ -253,6 +271,7 @@ struct Doctor {
             }
         }
         checkRoutes(label: label, host: host, site: site, served: served)
+        if journeyChecked.insert(site.name).inserted { checkJourney(label: label, host: host, site: site) }
         checkAPKCertificates(label: label, site: site, served: served[.assetlinks])
         if !offline {
             if !site.iosApps.isEmpty { checkAppleCDN(label: label, host: host, site: site, origin: served[.aasa]) }
@@ -454,7 +473,10 @@ struct Fetch {
     var location: String? { header("location") }
     var contentEncoding: String? { header("content-encoding").flatMap { $0.lowercased() == "identity" ? nil : $0 } }
 
-    static func run(url: String, cacert: String?, resolve: [String], timeout: Int, userAgent: String?) -> Fetch {
+    /// `method`, `json` and `bearer`: a call to the admin API (the token goes through a file,
+    /// never on curl's command line).
+    static func run(url: String, cacert: String?, resolve: [String], timeout: Int, userAgent: String?,
+                    method: String = "GET", json: String? = nil, bearer: String? = nil) -> Fetch {
         var result = Fetch()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("linkwell-doctor-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -471,6 +493,17 @@ struct Fetch {
         if let cacert { args += ["--cacert", cacert] }
         for r in resolve { args += ["--resolve", r] }
         if let userAgent { args += ["-A", userAgent] }
+        if method != "GET" { args += ["-X", method] }
+        if let json {
+            let bodyIn = dir.appendingPathComponent("request").path
+            _ = FileManager.default.createFile(atPath: bodyIn, contents: Data(json.utf8))
+            args += ["-H", "Content-Type: application/json", "--data-binary", "@" + bodyIn]
+        }
+        if let bearer {
+            let auth = dir.appendingPathComponent("authorization").path
+            _ = FileManager.default.createFile(atPath: auth, contents: Data("Authorization: Bearer \(bearer)\n".utf8), attributes: [.posixPermissions: 0o600])
+            args += ["-H", "@" + auth]
+        }
         args += ["--", url]
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.curlPath())

@@ -40,13 +40,16 @@ enum ValidateCommand: LinkwellCommand {
         name: "validate",
         overview: "Check a config: app IDs, fingerprints, routes, shadowing, file size, and that iOS and Android claim exactly what the parser accepts.",
         abstract: "Check a config before anything is served.",
-        options: [CommonOptions.config.spec, websiteUpstream.spec, limits.spec, json.spec],
+        options: [CommonOptions.config.spec, websiteUpstream.spec, websitePaths.spec, limits.spec, json.spec],
         discussion: "Warnings are things to fix in the config. Platform limits are not warnings: they are links (usually malformed ones) that a platform reads differently from the parser, which no association file can change; the summary line counts them and '--limits' lists each with a link that shows it. Exit status: 0 when there are no errors (warnings allowed), 1 on errors, 64 on usage errors."
     )
 
     static let websiteUpstream = Option<String>(
         "--website-upstream", "[site=]url",
         help: "The website the proxy sends unclaimed paths to (as for 'generate nginx'); silences the website-loop warning.", repeatable: true)
+    static let websitePaths = Option<Path>(
+        "--website-paths", "file",
+        help: "The website's own paths, one a line (a path or a URL; a sitemap's <loc> list will do): warn about a stored short code that would shadow one behind the proxy (needs --website-upstream).")
     static let limits = Flag(
         "--limits",
         help: "Also list the platform limits: links that iOS or Android reads differently from the parser whatever the generated files say (the summary line only counts them).")
@@ -62,6 +65,16 @@ enum ValidateCommand: LinkwellCommand {
             let warned = Set(report.diagnostics.filter { $0.severity == .warning }.map(\.path))
             report.diagnostics += ProxyConfig.websiteLoopWarnings(table, options: options).filter { !warned.contains($0.path) }.map { $0.withFile(path) }
             report.diagnostics += ValidateLinks.diagnostics(table: table, configPath: path).map { $0.withFile(path) }
+            if let file = args[websitePaths]?.path {
+                guard !options.websiteUpstreams.isEmpty else {
+                    throw UsageError(message: "--website-paths needs --website-upstream: only a site that shares its domain with a website can shadow its pages")
+                }
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    throw IOFailure(description: "cannot read --website-paths \(file): no such file, or not readable")
+                }
+                let paths = ValidateLinks.websitePaths(String(decoding: data, as: UTF8.self))
+                report.diagnostics += ValidateLinks.websiteShadows(table: table, configPath: path, websites: options, paths: paths).map { $0.withFile(path) }
+            }
         }
         if args.has(json) {
             Output.json(ValidationResult(file: path, report: report))

@@ -1,6 +1,7 @@
 // `linkwell validate`'s check of the stored short links: a code that a route, an exclusion or a
 // served path now shadows (a new route, a changed prefix) and a target that no longer validates.
 
+import Association
 import Foundation
 import LinkRouting
 import LinkStore
@@ -37,6 +38,41 @@ enum ValidateLinks {
                                       "stored short link '\(link.code)' (\(url)) no longer answers: \(refusal)",
                                       fix: "restore what its target needs in the config, or delete the link: linkwell links delete \(link.code) --site \(site.name)"))
             }
+        }
+        return out
+    }
+}
+
+extension ValidateLinks {
+    /// The paths of `--website-paths FILE`: one a line, a path (`/about`) or a URL whose path is
+    /// taken (`https://www.example.com/about`); blank lines and `#` comments skipped.
+    static func websitePaths(_ text: String) -> Set<String> {
+        var out = Set<String>()
+        for raw in text.split(whereSeparator: \.isNewline) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            guard !line.isEmpty, !line.hasPrefix("#") else { continue }
+            var path = line.hasPrefix("/") ? line : (URLParts(line)?.path ?? "")
+            if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<cut]) }
+            while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+            if path.hasPrefix("/") { out.insert(path) }
+        }
+        return out
+    }
+
+    /// One warning per stored, enabled link whose code is a path of the website sharing its domain:
+    /// behind the generated proxy Linkwell answers `/{code}` first, so visitors get the link and
+    /// never the page. Only sites with a website upstream and codes at the root can collide.
+    static func websiteShadows(table: RouteTable, configPath: String, websites: ProxyConfigOptions, paths: Set<String>) -> [Diagnostic] {
+        guard let location = try? StorageLocation.of(storage: table.config.storage, configPath: configPath), location.exists,
+              let links = try? LinkStore(location).links() else { return [] }
+        var out: [Diagnostic] = []
+        for link in links where !link.disabled {
+            guard let site = table.site(named: link.site), websites.website(for: site) != nil,
+                  (site.config.shortLinks?.effectivePrefix ?? "/") == "/", paths.contains("/" + link.code) else { continue }
+            out.append(Diagnostic(
+                .warning, at: "sites[\(site.index)]", value: link.code,
+                "stored short link '\(link.code)' (https://\(site.canonicalHost)/\(link.code)) shadows the website's page /\(link.code): the generated proxy asks Linkwell first, so visitors get the link and never the page",
+                fix: "give the link another code (linkwell links delete \(link.code) --site \(site.name), then links add --code <new> --target '\(link.target)'), or move the site's short links under a prefix: sites[\(site.index)].shortLinks.prefix: \"/l/\""))
         }
         return out
     }

@@ -85,4 +85,33 @@ struct ProxyConfigTests {
         #expect(caddy.contains("\t\theader_up -Cookie\n"))
         #expect(caddy.contains("@routes path_regexp routes ^(?:/r/[^/]+/?)$\n"))
     }
+
+    /// A website on the domain: long links by their query, short links by the prefix, or at the
+    /// root Linkwell first with the website as the fallback; no website: nothing extra.
+    @Test func shortAndLongLinksOnASharedDomain() throws {
+        let config = try ConfigLoader.decode(
+            Data(#"{ sites: [ { name: "root", domains: ["a.example"], routes: [{ name: "r", path: "/r/{id}" }] }, { name: "pre", domains: ["b.example"], routes: [{ name: "r", path: "/r/{id}" }], shortLinks: { prefix: "/l/" } } ] }"#.utf8),
+            file: "t.json5"
+        ).config
+        let table = try RouteTable(config: config)
+        let shared = ProxyConfigOptions(websiteUpstreams: ["": "https://www.example.org"])
+        let nginx = ProxyConfig.nginx(table.sites, options: shared)
+        let sites = nginx.components(separatedBy: "# MARK: site ")
+        let (root, pre) = (sites[1], sites[2])
+        #expect(root.contains("location ~ \"^/[A-Za-z0-9_-]+$\" {\n        error_page 404 418 = @website;"))
+        #expect(root.contains("proxy_intercept_errors on;"))
+        #expect(root.contains("location @website {\n        set $linkwell_cookie $http_cookie;\n        proxy_pass https://www.example.org;\n        proxy_ssl_server_name on;\n    }"))
+        #expect(root.contains("location = / {\n        error_page 418 = @linkwell;\n        if ($args ~ \"(^|&)link(=|&|$)\") {"))
+        #expect(!pre.contains("@website") && !pre.contains("location = / {"))
+        #expect(pre.contains("location ^~ /l/ {\n        set $linkwell_cookie \"\";\n        proxy_pass http://linkwell;"))
+        #expect(pre.contains("location = /l {"))
+        let caddy = ProxyConfig.caddy(table.sites, options: shared).components(separatedBy: "# MARK: site ")
+        #expect(caddy[1].contains("\t\tpath_regexp codes ^/[A-Za-z0-9_-]+$\n"))
+        #expect(caddy[1].contains("\t\t\t@miss header X-Linkwell-Miss *\n\t\t\thandle_response @miss {\n\t\t\t\treverse_proxy https://www.example.org\n"))
+        #expect(caddy[1].contains("\t\tquery link=*\n"))
+        #expect(caddy[2].contains("@links path_regexp links ^/l(?:/.*)?$") && !caddy[2].contains("@codes"))
+        // Without a website the whole domain is Linkwell's already.
+        let alone = ProxyConfig.nginx(table.sites, options: ProxyConfigOptions()) + ProxyConfig.caddy(table.sites, options: ProxyConfigOptions())
+        #expect(!alone.contains("@website") && !alone.contains("@codes") && !alone.contains("location ^~ /l/"))
+    }
 }

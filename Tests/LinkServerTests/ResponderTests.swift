@@ -197,7 +197,11 @@ struct ResponderTests {
             #expect(r.response.status == 404, "\(target)")
             #expect(r.kind == .notFound)
             #expect(r.response.header("Content-Type") == "text/html; charset=utf-8")
+            // Marked "no link here" for the proxy that then asks the website (generate nginx|caddy).
+            #expect(r.response.header(ProxyConfig.missHeader) == "1", "\(target)")
         }
+        #expect(respond(snapshot, "/item/42").response.header(ProxyConfig.missHeader) == nil)
+        #expect(respond(snapshot, "/.well-known/assetlinks.json").response.header(ProxyConfig.missHeader) == nil)
     }
 
     @Test("notFound.redirect → 302")

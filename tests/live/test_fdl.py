@@ -222,7 +222,8 @@ def test_imported_links_serve_with_their_overrides(config, start_server):
     assert status == 200
     for tag in (b'<meta property="og:title" content="Post 42, the sequel">', b'<meta property="og:image" content="https://cdn.example.net/42.png">',
                 b'<meta name="twitter:title" content="Post 42, the sequel">', b"<title>Post 42, the sequel</title>",
-                b'<link rel="canonical" href="https://links.example.com/post/42">'):
+                b'<link rel="canonical" href="https://links.example.com/post42">',
+                b'<meta property="og:url" content="https://links.example.com/post42">'):
         assert tag in body, tag
     _, _, desktop = get(server, "/post42", DESKTOP)
     assert b"referrer=utm_source%3Dnewsletter%26utm_medium%3Demail%26utm_campaign%3Dspring%26utm_term%3Dshoes%26utm_content%3Dhero%26linkwell_link" in desktop

@@ -1,6 +1,7 @@
 """`linkwell links` end to end against a real SQLite file in a temporary config directory:
 add, list, show, disable, delete, reopen (every command is a new process), and the refusals."""
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -131,7 +132,13 @@ def test_served_by_the_server_like_its_target(config, start_server):
         short = curl("-H", "Host: fitconnect.app", "-A", ua, server.url("/spring"))
         direct = curl("-H", "Host: fitconnect.app", "-A", ua, server.url("/signup?referralCode=SPRING26"))
         assert short[0] == direct[0] == 200
-        assert short[2] == direct[2] and b"SPRING26" in short[2]
+        # The target's page, under the link's own URL (canonical link, og:url, its generated card).
+        def as_target(body):
+            body = body.replace(b'https://fitconnect.app/spring"', b'https://fitconnect.app/signup?referralCode=SPRING26"')
+            body = body.replace(b">https://fitconnect.app/spring<", b">https://fitconnect.app/signup?referralCode=SPRING26<")
+            return re.sub(rb"/static/og/[0-9a-f]{16}\.png\?l=[^&\"]*", b"/static/og/CARD", body)
+        assert b'<link rel="canonical" href="https://fitconnect.app/spring">' in short[2]
+        assert as_target(short[2]) == as_target(direct[2]) and b"SPRING26" in short[2]
     status, headers, _ = curl("-H", "Host: fitconnect.app", server.url("/quick"))
     assert status == 302 and headers["location"] == "https://fitconnect.app/signup?referralCode=Q1"
     assert curl("-H", "Host: fitconnect.app", server.url("/off1"))[0] == 404
