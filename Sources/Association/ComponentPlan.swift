@@ -125,6 +125,11 @@ public struct ComponentPlan: Sendable {
             }
             planned += components(for: entry, platform: platform)
         }
+        if site.config.shortLinks?.claimsWholeDomain == true {
+            // A link domain claims every path its routes do not take (as short links): a guard
+            // that keeps a route's value to one segment would only keep those paths out.
+            return planned.filter { !$0.isGuard }
+        }
         switch platform {
         case .android: return ComponentPlan.yieldEmptyValueGuards(planned)
         case .apple: return yieldGuardsToRestRoutes(planned, entries: mine)
