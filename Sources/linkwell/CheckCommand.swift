@@ -59,6 +59,8 @@ struct LinkExplanation {
     var url: String
     var resolution: LinkResolution
     var site: CompiledSite?
+    /// No route takes the link, but the site claims it as a short link (`shortLinks.openApp`).
+    var claimedShortLink = false
     var apple: [(app: String, decision: AppleDecision?)] = []
     var android: [(app: String, decision: AndroidURLDecision?)] = []
     /// The same under Android 15's dynamic-rule parser.
@@ -129,6 +131,9 @@ struct LinkExplanation {
         }
         guard let site, let parts = URLParts(url), parts.scheme == "https" || parts.scheme == "http" else { return }
         let generated = validated.generated(site)
+        if case .noRoute = resolution, case let .matched(m) = table.resolve(site: generated.claims, path: parts.path, query: parts.query, fragment: parts.fragment) {
+            claimedShortLink = m.route == ShortLinksConfig.claimRouteName
+        }
         // The files were generated from this config a moment ago: one that does not read back is
         // a bug to report, not a claim to leave out silently.
         let aasa: AppleMatcher
@@ -168,7 +173,11 @@ struct LinkExplanation {
             lines.append("Route:     none — excluded by routes[\(index)] '\(pattern)'; no app opens it; browsers \(notFoundOutcome)")
         case let .noRoute(site):
             lines.append("Site:      \(site)")
-            lines.append("Route:     none — no route matches; browsers \(notFoundOutcome)")
+            if claimedShortLink {
+                lines.append("Route:     none — a short-link path the apps are given (shortLinks.openApp): they resolve it with /.well-known/linkwell/resolve; browsers get a stored code's landing page, and for an unknown code \(notFoundOutcome)")
+            } else {
+                lines.append("Route:     none — no route matches; browsers \(notFoundOutcome)")
+            }
         case let .unknownHost(host):
             lines.append("Site:      none — no site lists the host '\(host)'")
         case let .unsupported(why):

@@ -114,6 +114,9 @@ def test_stored_short_links_are_claimed(tmp_path, start_server):
         assert fragment.returncode == 0, fragment.stderr
         for p in claimed:
             assert manifest_covers(fragment.stdout, p.split("?")[0]), (host, p, fragment.stdout)
+        # `check` says a claimed path that no route takes is a short link the app resolves.
+        explained = run_cli(config, "check", f"https://{host}{claimed[0]}")
+        assert "a short-link path the apps are given (shortLinks.openApp)" in explained, explained
 
 
 def test_without_open_app_nothing_is_claimed(tmp_path):
