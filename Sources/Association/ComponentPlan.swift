@@ -109,13 +109,22 @@ public struct ComponentPlan: Sendable {
         for f in site.entries where f.isRoute && !includes(f) {
             if let s = mine.first(where: { $0.index > f.index && f.pattern.overlaps($0.pattern) }) { foreign[s.index, default: []].append(f) }
         }
+        // A link domain claims every path no route takes, as a short link (`shortLinks.openApp`).
+        let wholeDomain = site.config.shortLinks?.claimsWholeDomain == true
         var planned: [PlannedComponent] = []
         for entry in mine {
             for f in foreign[entry.index] ?? [] {
                 // (On Android a claim's '*' stays in its segment, and a guard placed without the
                 // claims it precedes would exclude this app's links: the claims alone.)
-                planned += components(for: f, platform: platform).filter { platform == .apple || !$0.isGuard }.map { c in
+                planned += components(for: f, platform: platform).filter { wholeDomain || platform == .apple || !$0.isGuard }.map { c in
                     var excluded = c
+                    if wholeDomain && c.isGuard {
+                        // What the other apps' route does not take is a short link, for every app.
+                        excluded.isGuard = false
+                        excluded.exclude = false
+                        excluded.comment = "not \(f.label)'s: a short link"
+                        return excluded
+                    }
                     if !c.exclude {
                         excluded.exclude = true
                         excluded.comment = "\(f.label) opens only its own apps"
@@ -124,6 +133,11 @@ public struct ComponentPlan: Sendable {
                 }
             }
             planned += components(for: entry, platform: platform)
+        }
+        if wholeDomain {
+            // A link domain claims every path its routes do not take (as short links): a guard
+            // that keeps a route's value to one segment would only keep those paths out.
+            return planned.filter { !$0.isGuard }
         }
         switch platform {
         case .android: return ComponentPlan.yieldEmptyValueGuards(planned)

@@ -14,6 +14,10 @@ import Synchronization
 /// One compiled site with its association files, generated once.
 public struct GeneratedSite: Sendable {
     public let compiled: CompiledSite
+    /// The site as its association files claim it: `compiled`, plus the short-link claims when
+    /// `shortLinks.openApp` is set (``RouteTable/claimsSite(for:)``). The plan, both files and the
+    /// invariant check are made from it; the server resolves links through `compiled`.
+    public let claims: CompiledSite
     /// The components both files were generated from (`linkwell check` explains with it).
     public let plan: ComponentPlan
     /// The bytes served at `/.well-known/apple-app-site-association` (generated even when the
@@ -28,9 +32,10 @@ public struct GeneratedSite: Sendable {
 
     public init(_ compiled: CompiledSite) {
         self.compiled = compiled
-        plan = ComponentPlan(site: compiled)
-        aasa = AASAGenerator.bytes(for: compiled, plan: plan)
-        assetLinks = AssetLinksGenerator.bytes(for: compiled, plan: plan)
+        claims = RouteTable.claimsSite(for: compiled)
+        plan = ComponentPlan(site: claims)
+        aasa = AASAGenerator.bytes(for: claims, plan: plan)
+        assetLinks = AssetLinksGenerator.bytes(for: claims, plan: plan)
         GenerationCounter.record(.semanticChecks, site: compiled)
         semanticDiagnostics = RouteTable.semanticDiagnostics(of: compiled)
     }

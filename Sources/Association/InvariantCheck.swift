@@ -68,6 +68,8 @@ public struct InvariantDifference: Sendable, Equatable {
         case appleDecodedPath
         /// Android: a literal `?`, `*` or `\` in a route is written `?`, which matches any character.
         case androidWildcardLiteral
+        /// Android: the `.` of an exclusion matches any character, so it excludes more.
+        case androidDotInExclusion
 
         public var explanation: String {
             switch self {
@@ -89,6 +91,8 @@ public struct InvariantDifference: Sendable, Equatable {
                 return "iOS compares the path of a route with a 'oneOf' parameter decoded (Linkwell writes \"percentEncoded\": false there, so that '%61rduino' is 'arduino' on iOS as in the parser), so in such a route a literal spelled another way ('%64ocs' for 'docs') or a '%2F' in a value means what it decodes to on iOS, though the parser reads the rest of the path as sent"
             case .androidWildcardLiteral:
                 return "an Android rule has no escape for '?', '*' or '\\' (Android 16 doubles a '\\', Android 15 reads it as an escape), so Linkwell writes a literal '%3F', '%2A' or '%5C' of a route as '?', which matches any one character; a link with another character there is claimed on Android though no route accepts it"
+            case .androidDotInExclusion:
+                return "Android's PatternMatcher reads the '.' of a rule with a wildcard as any character, so an exclusion with a literal '.' ('/.well-known/*', which a link domain keeps out of the app) also keeps out links with another character there; such a link stays in the browser on Android though the parser accepts it"
             case .androidDotWildcard:
                 return "Android's PatternMatcher reads the '.' of a rule with a wildcard as any character (except right after a '*'), and a rule with a '.' but no wildcard never matches on Android 15 (its parser keeps the escape: '/v1\\.2/notes'), so Linkwell writes such a '.' as '?'; a link with another character where a route has a literal '.' is claimed on Android though no route accepts it"
             }
@@ -99,6 +103,8 @@ public struct InvariantDifference: Sendable, Equatable {
             case .androidEncodedSlash: return "nothing to do if values never contain '/'; otherwise use a rest parameter '{name*}' for that value"
             case .androidStarStopsAtNextCharacter:
                 return "keep that character out of the values, or give the text after the parameter its own segment ('/docs/{slug}/page.html')"
+            case .androidDotInExclusion:
+                return "nothing to do: no rule can say 'a literal dot'; such a link opens the landing page in the browser, which offers the app"
             case .androidDotWildcard:
                 return "nothing to do: no rule can say 'a literal dot' there; the app gets a link its own parser rejects and should open it in the browser"
             case .androidWildcardLiteral:
@@ -126,6 +132,7 @@ public struct InvariantDifference: Sendable, Equatable {
             case .androidStarStopsAtNextCharacter: return "Android: a value holding the character after it"
             case .appleDecodedPath: return "iOS: a route with a oneOf parameter, compared decoded"
             case .androidWildcardLiteral: return "Android: '?', '*' or '\\' in a route's literal text"
+            case .androidDotInExclusion: return "Android: '.' in an exclusion"
             }
         }
     }
@@ -187,7 +194,8 @@ public enum InvariantCheck {
     public static func rawDifferences(
         _ generated: GeneratedSite, table: RouteTable, urls: [(url: String, entry: CompiledEntry)]? = nil
     ) throws(InvariantCheckError) -> [InvariantDifference] {
-        try rawDifferences(site: generated.compiled, aasa: generated.aasa, assetLinks: generated.assetLinks, table: table, urls: urls)
+        // Against the site with its short-link claims: a claimed path may be a short link.
+        try rawDifferences(site: generated.claims, aasa: generated.aasa, assetLinks: generated.assetLinks, table: table, urls: urls)
     }
 
     /// The same check over any bytes claimed to be the site's files (the matchers read them as
@@ -285,6 +293,17 @@ public enum InvariantCheck {
                     if let c = PercentEncoding.decode(suffix).first, m.parameters[name]?.contains(c) == true {
                         return .androidStarStopsAtNextCharacter
                     }
+                }
+                // The same link with a '.' where it has another character is excluded.
+                let path = parts.path
+                var i = path.startIndex
+                while i < path.endIndex {
+                    let next = path.index(after: i)
+                    if path[i] != "." && path[i] != "/" && path[i] != "%" {
+                        let dotted = String(path[..<i]) + "." + path[next...]
+                        if case .excluded = table.resolve(site: site, path: dotted, query: parts.query, fragment: parts.fragment) { return .androidDotInExclusion }
+                    }
+                    i = next
                 }
                 return nil
             }

@@ -102,7 +102,18 @@ enum AndroidManifestGenerator {
                 }
             }
         }
+        // The claimed short links (`shortLinks.openApp`): the same entries the association files add.
+        for entry in shortLinkClaims(m) where entry.isRoute && entry.androidPackages.contains(package) {
+            for rule in rules(for: entry, route: ShortLinksConfig.claimRouteName) where !out.contains(where: { $0.kind == rule.kind && $0.value == rule.value }) {
+                out.append(rule)
+            }
+        }
         return out
+    }
+
+    /// The entries `shortLinks.openApp` adds after the site's own (``RouteTable/claimsSite(for:)``).
+    static func shortLinkClaims(_ m: SiteModel) -> [CompiledEntry] {
+        Array(RouteTable.claimsSite(for: m.site).entries.dropFirst(m.site.entries.count))
     }
 
     static func xmlAttr(_ s: String) -> String {
@@ -136,7 +147,7 @@ enum AndroidManifestGenerator {
         o += "<manifest xmlns:android=\"http://schemas.android.com/apk/res/android\">\n    <application>\n"
         o += "        <activity android:name=\".MainActivity\" android:exported=\"true\">\n"
         let rules = rules(m, package: app.package)
-        let exclusions = m.site.entries.filter { $0.exclusion != nil && $0.androidPackages.contains(app.package) }
+        let exclusions = (m.site.entries + shortLinkClaims(m)).filter { $0.exclusion != nil && $0.androidPackages.contains(app.package) }
         if rules.isEmpty {
             o += "            <!-- No route of site '\(xmlComment(m.site.name))' applies to \(app.package): no verified filter. -->\n"
         } else {
@@ -159,7 +170,11 @@ enum AndroidManifestGenerator {
             var previous: ([String], String?)? = nil
             for rule in rules {
                 if previous?.0 != rule.routes || previous?.1 != rule.note {
-                    let what = rule.routes.map { name in "route '\(name)' " + (m.routes.first { $0.config.name == name }?.entry.pattern.display ?? "") }
+                    let what = rule.routes.map { name in
+                        name == ShortLinksConfig.claimRouteName
+                            ? "short links (shortLinks.openApp): the app resolves them with \(m.typeName).resolve"
+                            : "route '\(name)' " + (m.routes.first { $0.config.name == name }?.entry.pattern.display ?? "")
+                    }
                     o += "                <!-- \(xmlComment(what.joined(separator: ", ")))" + (rule.note.map { "; also claims \(xmlComment($0))" } ?? "") + " -->\n"
                     previous = (rule.routes, rule.note)
                 }

@@ -120,7 +120,8 @@ enum KotlinGenerator {
             o += "                    return " + (r.params.isEmpty ? r.kotlinClass : "\(r.kotlinClass)(" + args.joined(separator: ", ") + ")") + "\n"
             o += "                }\n"
         }
-        o += "                else -> return null\n            }\n        }\n    }\n}\n\n"
+        o += "                else -> return null\n            }\n        }\n    }\n}\n"
+        o += resolverSource(m, table: table) + "\n"
         o += tableSource(m, name: table)
         return o
     }
@@ -131,6 +132,8 @@ enum KotlinGenerator {
         o += "import android.net.Uri\n\n"
         o += "/** Parses the link an Intent carries (`intent.data`): `\(t).parse(uri)`; null when no route matches. */\n"
         o += "fun \(t).Companion.parse(uri: Uri): \(t)? = parse(uri.toString())\n"
+        o += "\n/** What `intent.data` is, offline: a route, a short or long link to resolve, or neither. */\n"
+        o += "fun \(t).Companion.incoming(uri: Uri): \(t)Incoming = incoming(uri.toString())\n"
         return o
     }
 
@@ -169,7 +172,7 @@ enum KotlinGenerator {
                 + "\(list(ce.requiredQuery)), \(list(ce.optionalQuery)), \(fragment), \(mask(e.mask)), \(scheme))"
         }.joined(separator: ",\n")
         o += "\n    )\n"
-        return o + kotlinEngine + "}\n"
+        return o + kotlinEngine + shortLinkTableSource(m) + "}\n"
     }
 
     /// The matching and building rules of LinkRouting, in Kotlin. Strings that reach the matcher

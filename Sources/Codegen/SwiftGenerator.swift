@@ -22,7 +22,7 @@ enum SwiftGenerator {
     static func file(_ m: SiteModel, header: [String]) -> String {
         let t = m.typeName
         let table = "\(t)Table"
-        var o = header.map { "// " + $0 }.joined(separator: "\n") + "\n\nimport Foundation\n\n"
+        var o = header.map { "// " + $0 }.joined(separator: "\n") + "\n\nimport Foundation\n#if canImport(FoundationNetworking)\nimport FoundationNetworking\n#endif\n\n"
         o += """
             /// The links of site '\(m.site.name)': \(m.linkForms).
             ///
@@ -152,6 +152,7 @@ enum SwiftGenerator {
 
 
             """
+        o += resolverSource(m, table: table)
         o += tableSource(m, name: table)
         return o
     }
@@ -191,7 +192,7 @@ enum SwiftGenerator {
             o += "requiredQuery: \(list(ce.requiredQuery)), optionalQuery: \(list(ce.optionalQuery)), fragment: \(fragment), apps: \(mask(e.mask)), scheme: \(scheme)),\n"
         }
         o += "    ]\n"
-        return o + swiftEngine + "}\n"
+        return o + swiftEngine + shortLinkTableSource(m) + "}\n"
     }
 
     /// The matching and building rules of LinkRouting (RouteTable.resolve, URLParts,

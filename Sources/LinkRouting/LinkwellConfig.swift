@@ -504,16 +504,29 @@ public struct ShortLinksConfig: Codable, Sendable, Equatable {
     /// are shown. Default true, as FDL did; false: anyone writing a long link on this domain
     /// gets the route's own preview, whatever text and image the link carries.
     public var longLinkPreviews: Bool?
+    /// Whether the association files claim the short links, so that a tap opens the app (which
+    /// resolves the code with `/.well-known/linkwell/resolve`). Default false. Under a prefix the
+    /// prefix is claimed; on a ``linkDomain`` every path but the association files and static
+    /// assets; at the root of a domain shared with a website, `validate` refuses it.
+    public var openApp: Bool?
+    /// True: every path of this domain is a link and no website shares it (as FDL's `page.link`
+    /// domains were), so ``openApp`` may claim the whole domain. Default false.
+    public var linkDomain: Bool?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case prefix, allowedHosts, longLinkPreviews
+        case prefix, allowedHosts, longLinkPreviews, openApp, linkDomain
     }
 
     /// Settings with this prefix and these extra hosts.
-    public init(prefix: String? = nil, allowedHosts: [String]? = nil, longLinkPreviews: Bool? = nil) {
+    public init(
+        prefix: String? = nil, allowedHosts: [String]? = nil, longLinkPreviews: Bool? = nil, openApp: Bool? = nil,
+        linkDomain: Bool? = nil
+    ) {
         self.prefix = prefix
         self.allowedHosts = allowedHosts
         self.longLinkPreviews = longLinkPreviews
+        self.openApp = openApp
+        self.linkDomain = linkDomain
     }
 
     /// `prefix`, or `/` when unset or empty.

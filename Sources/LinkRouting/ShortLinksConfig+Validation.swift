@@ -11,6 +11,12 @@ extension LinkwellConfig {
                 out.append(Diagnostic(.error, at: "\(at).allowedHosts[\(i)]", value: host, "allowed host '\(host)' \(problem.0)", fix: problem.1))
             }
         }
+        if config.openApp == true, config.linkDomain != true, config.effectivePrefix == "/" {
+            out.append(Diagnostic(
+                .error, at: "\(at).openApp", value: "true",
+                "short links at the root of this domain cannot open the app: the association files would have to claim every path ('/*'), and the website's pages on this domain would open in the app too",
+                fix: "put the codes under a prefix (\"prefix\": \"/l/\": only '/l/*' is claimed), or, when no website shares this domain, say so with \"linkDomain\": true"))
+        }
     }
 
     /// Why `prefix` cannot be a short-link prefix, or nil.

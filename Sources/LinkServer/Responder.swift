@@ -116,7 +116,7 @@ public enum Responder {
             // A browser removes dot segments before sending; nginx refuses those above the root.
             return request.result(plain(400, "Bad Request: the path has a '.' or '..' segment (raw or %2e-encoded).\n"), .error)
         }
-        if let answered = wellKnown(request) ?? previewCard(request) ?? staticAsset(request) { return answered }
+        if let answered = wellKnown(request) ?? resolveLink(request) ?? previewCard(request) ?? staticAsset(request) { return answered }
         let visitor = snapshot.answerer.visitor(site: request.site, facts: request.facts)
         return longLink(request, visitor) ?? route(request, visitor) ?? shortLink(request, visitor) ?? notFound(request, visitor)
     }

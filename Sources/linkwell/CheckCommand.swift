@@ -90,6 +90,8 @@ struct LinkExplanation {
     var url: String
     var resolution: LinkResolution
     var site: CompiledSite?
+    /// No route takes the link, but the site claims it as a short link (`shortLinks.openApp`).
+    var claimedShortLink = false
     var apple: [(app: String, decision: AppleDecision?)] = []
     var android: [(app: String, decision: AndroidURLDecision?)] = []
     /// The same under Android 15's dynamic-rule parser.
@@ -165,6 +167,9 @@ struct LinkExplanation {
         }
         guard let site, let parts = URLParts(url), parts.scheme == "https" || parts.scheme == "http" else { return }
         let generated = validated.generated(site)
+        if case .noRoute = resolution, case let .matched(m) = table.resolve(site: generated.claims, path: parts.path, query: parts.query, fragment: parts.fragment) {
+            claimedShortLink = m.route == ShortLinksConfig.claimRouteName
+        }
         // The files were generated from this config a moment ago: one that does not read back is
         // a bug to report, not a claim to leave out silently.
         let aasa: AppleMatcher
@@ -208,6 +213,8 @@ struct LinkExplanation {
                 lines.append("Route:     none — the path is short link '\(code)' of the link store" + (served.route.map { ", which leads to route '\($0)'" } ?? ""))
             } else if let served, served.link == "long_link" {
                 lines.append("Route:     none — a long link (link=…)" + (served.route.map { ", which leads to route '\($0)'" } ?? ""))
+            } else if claimedShortLink {
+                lines.append("Route:     none — a short-link path the apps are given (shortLinks.openApp): they resolve it with /.well-known/linkwell/resolve; browsers get a stored code's landing page, and for an unknown code \(notFoundOutcome)")
             } else {
                 lines.append("Route:     none — no route matches; browsers \(notFoundOutcome)")
             }

@@ -11,6 +11,7 @@ import Testing
 import Association
 import LinkRouting
 import PlatformMatchers
+import LinkwellJSON
 
 @Suite("Invariant: platforms claim what the parser accepts")
 struct InvariantTests {
@@ -53,6 +54,8 @@ struct InvariantTests {
         /// `iOS|route 'x'` or `Android 15 and 16|route 'x'`: the differences that no file can
         /// avoid for this route (validate reports them with an example URL).
         var inexpressible: Set<String> = []
+        /// The site's `shortLinks` block (`openApp`: the files claim the short links too).
+        var shortLinks: String? = nil
         var testDescription: String { name }
     }
 
@@ -114,13 +117,28 @@ struct InvariantTests {
             name: "per-app routes that overlap",
             routes: #"{ name: "shared", path: "/files/{owner}/shared/{rest*}", apps: ["ios", "android"] }, { name: "files", path: "/files/{owner}/{rest*}" }, { name: "o1", path: "/o/{orderId}", query: { a: { required: true } }, apps: ["ios", "android"] }, { name: "o2", path: "/o/{orderId}", query: { b: { required: true } }, apps: ["ios2", "android2"] }"#),
         // Shape 8: the guard of a per-app rest route and another route of the same app.
+        // Short links claimed under a prefix, beside a root parameter whose guard would block them
+        // and a route under the prefix (a route wins over a code, as on the server).
+        Shape(
+            name: "short links under a prefix",
+            routes: #"{ name: "slug", path: "/{slug}" }, { name: "post", path: "/post/{id}" }, { name: "promo", path: "/l/promo" }, { exclude: "/l/private" }, { name: "only", path: "/o/{id}", apps: ["ios", "android"] }"#,
+            shortLinks: #"{ prefix: "/l/", openApp: true }"#),
+        // Short links on a link domain: every path but the reserved ones, exclusions and
+        // other apps' routes.
+        Shape(
+            name: "short links on a link domain",
+            routes: #"{ exclude: "/help/*" }, { name: "post", path: "/post/{id}" }, { name: "c", path: "/c/{top}/{sub}" }, { name: "only", path: "/o/{id}", apps: ["ios", "android"] }"#,
+            // iOS ignores a run of trailing '/': '/o/a1//' is the other apps' route there (kept
+            // out for ios2), a short link for the parser (validate warns with that URL).
+            inexpressible: ["iOS|route 'only'"],
+            shortLinks: #"{ openApp: true, linkDomain: true }"#),
         Shape(
             name: "guard of a per-app rest route",
             routes: #"{ name: "shared", path: "/files/{owner}/shared/{rest*}", apps: ["ios", "android"] }, { name: "files", path: "/files/{owner}/{rest*}", apps: ["ios", "android"] }"#),
     ]
 
     static func table(_ shape: Shape) throws -> RouteTable {
-        let report = try ValidationTests.validate(ValidationTests.config(ios: twoIOS, android: twoAndroid, routes: shape.routes))
+        let report = try ValidationTests.validate(ValidationTests.config(ios: twoIOS, android: twoAndroid, routes: shape.routes, shortLinks: shape.shortLinks))
         return try #require(report.table, "\(report.errors)")
     }
 
@@ -131,15 +149,41 @@ struct InvariantTests {
     func newTables(_ shape: Shape) throws {
         let table = try Self.table(shape)
         for site in table.sites {
-            let diffs = try InvariantCheck.rawDifferences(GeneratedSite(site), table: table, urls: InvariantCheck.sampleURLs(site: site) + Self.corpus(site: site))
+            let diffs = try InvariantCheck.rawDifferences(GeneratedSite(site), table: table, urls: InvariantCheck.sampleURLs(site: RouteTable.claimsSite(for: site)) + Self.corpus(site: site))
             let routeLevel = Set(diffs.filter { $0.knownLimitation == nil }.map { "\($0.platformName)|\($0.entryLabel)" })
             #expect(routeLevel.isSubset(of: shape.inexpressible), "\(diffs.filter { $0.knownLimitation == nil }.prefix(5).map { $0.diagnostic(file: nil).description })")
         }
     }
 
+    @Test("claimed short links: the files claim a code for every app, on iOS and Android 15 and 16, and not the reserved paths")
+    func shortLinksClaimed() throws {
+        for (shape, claimed, unclaimed) in [
+            (Self.shapes.first { $0.name == "short links under a prefix" }!, ["/l/abc1", "/l/Zx-9_?utm_source=x"], ["/l/a/b", "/abc1/x", "/l/private"]),
+            (Self.shapes.first { $0.name == "short links on a link domain" }!, ["/abc1", "/", "/?link=https%3A%2F%2Fexample.com%2Fpost%2F1", "/post/1/x"],
+             ["/.well-known/assetlinks.json", "/.well-known/linkwell/resolve", "/apple-app-site-association", "/static/linkwell.css", "/help/x"]),
+        ] {
+            let table = try Self.table(shape)
+            let generated = GeneratedSite(table.sites[0])
+            let apple = try AppleMatcher(aasa: try JSONValue.parse(generated.aasa))
+            let android = try AndroidParserGeneration.allCases.map { try AssetLinksFile.parse(generated.assetLinks, generation: $0).get() }
+            for (paths, expected) in [(claimed, true), (unclaimed, false)] {
+                for path in paths {
+                    let url = "https://example.com\(path)"
+                    let verdicts = apple.verdicts(for: url)
+                    for app in table.sites[0].iosApps { #expect((verdicts[app.appID] == .match) == expected, "\(shape.name): iOS \(app.appID) \(url)") }
+                    for file in android {
+                        for app in table.sites[0].androidApps {
+                            #expect((file.handles(url: url, package: app.package, certificates: app.fingerprints)?.handled ?? false) == expected, "\(shape.name): Android \(app.package) \(url)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test("validate reports every difference of the wider corpus, with an example URL", arguments: shapes)
     func coverage(_ shape: Shape) throws {
-        let report = try ValidationTests.validate(ValidationTests.config(ios: Self.twoIOS, android: Self.twoAndroid, routes: shape.routes))
+        let report = try ValidationTests.validate(ValidationTests.config(ios: Self.twoIOS, android: Self.twoAndroid, routes: shape.routes, shortLinks: shape.shortLinks))
         let table = try #require(report.table)
         for site in table.sites {
             let diffs = try InvariantCheck.rawDifferences(GeneratedSite(site), table: table, urls: Self.corpus(site: site))
@@ -166,7 +210,9 @@ struct InvariantTests {
     /// a link each route accepts, the same link with a trailing `/`, `//`, `///`, an extra or a
     /// missing segment, an empty segment, `%2F`/`%2f`, raw Unicode, `%41` for a letter, lower-case
     /// hex, the other case, repeated, empty and encoded query names, `;`, and fragments.
-    static func corpus(site: CompiledSite) -> [(url: String, entry: CompiledEntry)] {
+    static func corpus(site served: CompiledSite) -> [(url: String, entry: CompiledEntry)] {
+        // With the short-link claims' entries (a claimed path may be a short link).
+        let site = RouteTable.claimsSite(for: served)
         var out: [(String, CompiledEntry)] = []
         var seen = Set<String>()
         func add(_ path: String, _ query: String?, _ fragment: String?, _ entry: CompiledEntry) {

@@ -13,7 +13,7 @@ struct ValidationTests {
         ios: String = #"{ id: "ios", teamID: "ABCDE12345", bundleID: "com.example.app", appStoreID: "123456789", schemes: ["example"] }"#,
         android: String = #"{ id: "android", package: "com.example.app", fingerprints: ["14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"] }"#,
         routes: String = #"{ name: "post", path: "/post/{postId}" }"#,
-        extraSite: String = ""
+        extraSite: String = "", shortLinks: String? = nil
     ) -> String {
         """
         // test config
@@ -23,7 +23,7 @@ struct ValidationTests {
               domains: ["example.com"],
               ios: [\(ios)],
               android: [\(android)],
-              routes: [\(routes)],
+              routes: [\(routes)],\(shortLinks.map { "\n      shortLinks: \($0)," } ?? "")
             },
             \(extraSite)
           ],
@@ -57,6 +57,10 @@ struct ValidationTests {
     }
 
     static let mistakes: [Mistake] = [
+        Mistake(
+            name: "short links that open the app at the root of a shared domain",
+            config: config(shortLinks: #"{ openApp: true }"#),
+            path: "sites[0].shortLinks.openApp", mustMention: ["root", "website", "\"prefix\": \"/l/\"", "\"linkDomain\": true"]),
         Mistake(
             name: "team ID with 11 characters (the DialloDev article's placeholder)",
             config: config(ios: #"{ teamID: "TEAMID12345", bundleID: "online.diallodev.app" }"#),

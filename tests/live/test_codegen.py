@@ -9,6 +9,7 @@ build the same links; the round-trip law parse(build(r, p)) == (r, p) holds in e
 The manifest and plist targets are parsed back; `codegen --check` catches a stale file.
 """
 import json
+import os
 import plistlib
 import re
 import shutil
@@ -476,7 +477,10 @@ def generated(configs, sites, tmp_path_factory):
         f"    {json.dumps(k)} to listOf(\n        " + ",\n        ".join(v) + ")" for k, v in kotlin_entries.items()) + "\n)\n"
     (kotlin_dir / "Driver.kt").write_text(KOTLIN_DRIVER % {"registry": kotlin_registry})
     jar = work / "driver.jar"
-    r = run(["kotlinc", *sorted(kotlin_dir.glob("*.kt")), "-include-runtime", "-d", jar], timeout=900)
+    # (kotlinc's default 256 MB heap is too small for every site's file in one call: it fails
+    # in the JVM back end. One call with a larger heap stays cheaper than one call per site.)
+    env = {**os.environ, "JAVA_OPTS": "-Xmx1g -Xms32M"}
+    r = run(["kotlinc", *sorted(kotlin_dir.glob("*.kt")), "-include-runtime", "-d", jar], timeout=900, env=env)
     assert r.returncode == 0 and jar.exists(), r.stderr[-4000:]
     errors = [l for l in r.stderr.splitlines() if "error:" in l]
     assert not errors, errors[:10]

@@ -6,3 +6,6 @@ import android.net.Uri
 
 /** Parses the link an Intent carries (`intent.data`): `CoffeebreakRoute.parse(uri)`; null when no route matches. */
 fun CoffeebreakRoute.Companion.parse(uri: Uri): CoffeebreakRoute? = parse(uri.toString())
+
+/** What `intent.data` is, offline: a route, a short or long link to resolve, or neither. */
+fun CoffeebreakRoute.Companion.incoming(uri: Uri): CoffeebreakRouteIncoming = incoming(uri.toString())

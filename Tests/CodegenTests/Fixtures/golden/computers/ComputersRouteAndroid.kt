@@ -8,3 +8,6 @@ import android.net.Uri
 
 /** Parses the link an Intent carries (`intent.data`): `ComputersRoute.parse(uri)`; null when no route matches. */
 fun ComputersRoute.Companion.parse(uri: Uri): ComputersRoute? = parse(uri.toString())
+
+/** What `intent.data` is, offline: a route, a short or long link to resolve, or neither. */
+fun ComputersRoute.Companion.incoming(uri: Uri): ComputersRouteIncoming = incoming(uri.toString())

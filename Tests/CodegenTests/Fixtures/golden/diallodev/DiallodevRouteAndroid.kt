@@ -8,3 +8,6 @@ import android.net.Uri
 
 /** Parses the link an Intent carries (`intent.data`): `DiallodevRoute.parse(uri)`; null when no route matches. */
 fun DiallodevRoute.Companion.parse(uri: Uri): DiallodevRoute? = parse(uri.toString())
+
+/** What `intent.data` is, offline: a route, a short or long link to resolve, or neither. */
+fun DiallodevRoute.Companion.incoming(uri: Uri): DiallodevRouteIncoming = incoming(uri.toString())

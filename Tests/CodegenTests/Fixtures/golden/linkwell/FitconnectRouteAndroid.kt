@@ -8,3 +8,6 @@ import android.net.Uri
 
 /** Parses the link an Intent carries (`intent.data`): `FitconnectRoute.parse(uri)`; null when no route matches. */
 fun FitconnectRoute.Companion.parse(uri: Uri): FitconnectRoute? = parse(uri.toString())
+
+/** What `intent.data` is, offline: a route, a short or long link to resolve, or neither. */
+fun FitconnectRoute.Companion.incoming(uri: Uri): FitconnectRouteIncoming = incoming(uri.toString())
