@@ -78,6 +78,8 @@ public final class LinkStore: Sendable {
             """
         ),
         (7, "click tables keyed by their primary key", LinkStore.clickTablesWithoutRowid),
+        // The links change log (LinkStore+Changes.swift): the refresher reads only what changed.
+        LinkStore.changeLogMigration,
     ]
 
     /// The schema version this build writes.
