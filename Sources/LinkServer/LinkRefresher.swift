@@ -113,6 +113,7 @@ public final class LinkRefresher: Sendable {
                     s.location = try StorageLocation.of(storage: settings, configPath: configPath)
                     s.settings = settings
                     s.store = nil
+                    noteDefaultDatabase(settings)
                 }
                 location = s.location!
             } catch {
@@ -208,6 +209,14 @@ public final class LinkRefresher: Sendable {
         }
     }
 
+    /// Logs where the SQLite file is when it defaulted to the data directory (a read-only config mount).
+    private func noteDefaultDatabase(_ settings: StorageSettings?) {
+        guard settings?.postgres == nil, let why = LinkStore.databaseChoice(storage: settings, configPath: configPath).defaulted else { return }
+        log.event("links_database_in_data_directory", [
+            ("storage", .string(LinkStore.databasePath(storage: settings, configPath: configPath))), ("reason", .string(why)),
+        ])
+    }
+
     /// Records whether links can be written; logs when that changes (and at the first check,
     /// when they cannot).
     private func noteWritable(location: StorageLocation, readOnly: String?) {
@@ -217,7 +226,7 @@ public final class LinkRefresher: Sendable {
                 ("storage", .string(location.description)), ("reason", .string(readOnly)), ("links", .int(cell.index.count)),
                 ("serving", .string("the short links in memory, the association files and route pages as usual")),
                 ("writes", .string("the admin API answers link writes 503; clicks are counted and dropped (linkwell_clicks_dropped_total)")),
-                ("fix", .string("make the file and its directory writable by this user, or mount the volume read-write; linkwell notices within a second")),
+                ("fix", .string("make the file and its directory writable by this user (in the container image: user 10001, e.g. 'chown -R 10001:10001' the volume's directory), or mount the volume read-write; linkwell notices within a second")),
             ])
         } else {
             log.event("links_writable", [("storage", .string(location.description))])

@@ -136,3 +136,33 @@ struct SeededLCG {
         return state >> 33
     }
 }
+
+/// Where the SQLite file goes when the config names none: beside the config, or in the data
+/// directory when the config's directory cannot be written (a read-only config mount).
+@Suite struct DataDirectoryDefaultTests {
+    @Test func aReadOnlyConfigDirectoryPutsTheDatabaseInTheDataDirectory() throws {
+        let dir = try TempDir()
+        let etc = dir.path("etc")
+        let data = dir.path("data")
+        try FileManager.default.createDirectory(atPath: etc, withIntermediateDirectories: true)
+        let config = etc + "/linkwell.json5"
+        // Writable config directory: beside the config, nothing said.
+        var choice = LinkStore.databaseChoice(storage: nil, configPath: config, environment: [:], dataDirectory: data)
+        #expect(choice.path == etc + "/linkwell.db" && choice.defaulted == nil)
+        // The check is `access(W_OK)`, which root passes whatever the mode: stand in for a read-only mount.
+        let readOnly: (String) -> Bool = { $0 != etc }
+        // Read-only, but no data directory: still beside the config (serve then says it is read-only).
+        choice = LinkStore.databaseChoice(storage: nil, configPath: config, environment: [:], dataDirectory: data, isWritable: readOnly)
+        #expect(choice.path == etc + "/linkwell.db" && choice.defaulted == nil)
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        choice = LinkStore.databaseChoice(storage: nil, configPath: config, environment: [:], dataDirectory: data, isWritable: readOnly)
+        #expect(choice.path == data + "/linkwell.db")
+        #expect(choice.defaulted?.contains("\(etc) is not writable") == true)
+        // A database already beside the config stays in use.
+        FileManager.default.createFile(atPath: etc + "/linkwell.db", contents: Data())
+        #expect(LinkStore.databaseChoice(storage: nil, configPath: config, environment: [:], dataDirectory: data, isWritable: readOnly).path == etc + "/linkwell.db")
+        // A named file, or the variable, always wins.
+        #expect(LinkStore.databaseChoice(storage: StorageSettings(sqlite: "x.db"), configPath: config, environment: [:], dataDirectory: data, isWritable: readOnly).path == etc + "/x.db")
+        #expect(LinkStore.databaseChoice(storage: nil, configPath: config, environment: ["LINKWELL_DATABASE": "/srv/l.db"], dataDirectory: data, isWritable: readOnly).path == "/srv/l.db")
+    }
+}
