@@ -21,6 +21,8 @@ import LinkRouting
 extension LinkStore {
     /// How many revisions the log keeps.
     public static let changeLogWindow = 10_000
+    /// The most log entries a refresh patches in; more (a large import) and it reads every link.
+    public static let changeReadLimit = 50_000
 
     static let changeLogMigration: (version: Int, name: String, sql: String) = (
         8, "links change log",
@@ -114,16 +116,23 @@ extension LinkStore {
             guard hasLog else { return nil }
             let columns = LinkStore.columns.split(separator: ",").map { "l." + $0.trimmingCharacters(in: .whitespaces) }
             let extra = Int32(columns.count)
-            let sql = "SELECT " + columns.joined(separator: ", ")
-                + ", c.revision, c.site, c.code FROM links_changes c LEFT JOIN links l ON l.site = c.site AND l.code = c.code"
-                + " WHERE c.revision > ? ORDER BY c.revision"
+            // The log's entries first (through its index, however stale the planner's statistics
+            // are after a bulk import: ORDER BY … LIMIT), then each link by its primary key
+            // (PostgreSQL: LATERAL, so a few changes never hash-join the whole table).
+            let entries = "(SELECT revision, site, code FROM links_changes WHERE revision > ? ORDER BY revision LIMIT ?) c"
+            let link = db.dialect == .postgres
+                ? "LEFT JOIN LATERAL (SELECT * FROM links WHERE links.site = c.site AND links.code = c.code) l ON true"
+                : "LEFT JOIN links l ON l.site = c.site AND l.code = c.code"
+            let sql = "SELECT " + columns.joined(separator: ", ") + ", c.revision, c.site, c.code FROM \(entries) \(link) ORDER BY c.revision"
+            var rows = 0
             var first: Int64?
             var last = revision
             var complete = true
             // Site, code → the link now (nil: deleted); the order of first appearance.
             var now: [String: ShortLink?] = [:]
             var keys: [(site: String, code: String)] = []
-            try db.query(sql, [.integer(revision)]) { row in
+            try db.query(sql, [.integer(revision), .integer(Int64(LinkStore.changeReadLimit))]) { row in
+                rows += 1
                 let r = row.integer(extra) ?? 0
                 if first == nil { first = r }
                 last = max(last, r)
@@ -135,7 +144,8 @@ extension LinkStore {
                 if now[key] == nil { keys.append((site, code)) }
                 now[key] = row.isNull(1) ? .some(nil) : .some(LinkStore.link(row))
             }
-            guard complete else { return nil }
+            // A truncate, or more entries than worth patching (the last revision may be cut off).
+            guard complete, rows < LinkStore.changeReadLimit else { return nil }
             if let first, first != revision + 1 { return nil }  // older entries were pruned
             var out = LinkChanges(revision: last, changed: [], removed: [])
             for key in keys {
