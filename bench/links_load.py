@@ -53,6 +53,7 @@ def main():
     p.add_argument("--count", type=int, default=1_000_000)
     p.add_argument("--rounds", type=int)
     p.add_argument("--sqlite-only", action="store_true")
+    p.add_argument("--postgres-only", action="store_true")
     p.add_argument("--patch", action="store_true")
     a = p.parse_args()
     counts = [c for c in (10_000, 100_000, 1_000_000) if c < a.count] + [a.count]
@@ -63,8 +64,9 @@ def main():
         else:
             measure(cfg, a.count, a.rounds or 3)
 
-    with tempfile.TemporaryDirectory(prefix="linkwell-links-load-") as d:
-        one(config(d, '{ sqlite: "links.db" }'))
+    if not a.postgres_only:
+        with tempfile.TemporaryDirectory(prefix="linkwell-links-load-") as d:
+            one(config(d, '{ sqlite: "links.db" }'))
     if a.sqlite_only:
         return
     from pgserver import PostgresServer
