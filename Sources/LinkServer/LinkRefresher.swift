@@ -178,7 +178,7 @@ public final class LinkRefresher: Sendable {
             }
             let start = ContinuousClock.now
             if !force, !moved, s.outage == nil, sameFile, let from = served.revision,
-               let changes = try store.changes(since: from), changes.revision >= revision, changes.revision > from {
+               revision > from, let changes = try store.changes(since: from, through: revision) {
                 let index = served.index.patched(changed: changes.changed, removed: changes.removed)
                 cell.set(LinkIndexCell.State(index: index, revision: changes.revision, source: location))
                 if s.file == nil { s.file = file }

@@ -103,10 +103,12 @@ public struct LinkChanges: Sendable {
 }
 
 extension LinkStore {
-    /// The links changed after `revision`, read in one statement (one consistent view); nil
-    /// when the log cannot say (the database has no log yet, the log no longer reaches back to
-    /// `revision`, or the table was truncated): read every link then.
-    public func changes(since revision: Int64) throws(LinkStoreError) -> LinkChanges? {
+    /// The links changed after `revision` up to `through` (the counter read just before: every
+    /// change up to it is committed), read in one statement; nil when the log cannot say (the
+    /// database has no log yet, the log no longer reaches back to `revision`, or the table was
+    /// truncated): read every link then. A link changed again after `through` comes as it is now,
+    /// and again with the next read (applying it twice is the same as once).
+    public func changes(since revision: Int64, through: Int64? = nil) throws(LinkStoreError) -> LinkChanges? {
         try withDB { db throws(LinkStoreError) -> LinkChanges? in
             var hasLog = false
             let probe = db.dialect == .postgres
@@ -119,7 +121,9 @@ extension LinkStore {
             // The log's entries first (through its index, however stale the planner's statistics
             // are after a bulk import: ORDER BY … LIMIT), then each link by its primary key
             // (PostgreSQL: LATERAL, so a few changes never hash-join the whole table).
-            let entries = "(SELECT revision, site, code FROM links_changes WHERE revision > ? ORDER BY revision LIMIT ?) c"
+            // The upper bound also lets the planner see a narrow range when it has no statistics
+            // yet (right after a bulk import), so it takes the index instead of scanning the log.
+            let entries = "(SELECT revision, site, code FROM links_changes WHERE revision > ? AND revision <= ? ORDER BY revision LIMIT ?) c"
             let link = db.dialect == .postgres
                 ? "LEFT JOIN LATERAL (SELECT * FROM links WHERE links.site = c.site AND links.code = c.code) l ON true"
                 : "LEFT JOIN links l ON l.site = c.site AND l.code = c.code"
@@ -131,7 +135,7 @@ extension LinkStore {
             // Site, code → the link now (nil: deleted); the order of first appearance.
             var now: [String: ShortLink?] = [:]
             var keys: [(site: String, code: String)] = []
-            try db.query(sql, [.integer(revision), .integer(Int64(LinkStore.changeReadLimit))]) { row in
+            try db.query(sql, [.integer(revision), .integer(through ?? Int64.max), .integer(Int64(LinkStore.changeReadLimit))]) { row in
                 rows += 1
                 let r = row.integer(extra) ?? 0
                 if first == nil { first = r }
@@ -147,6 +151,7 @@ extension LinkStore {
             // A truncate, or more entries than worth patching (the last revision may be cut off).
             guard complete, rows < LinkStore.changeReadLimit else { return nil }
             if let first, first != revision + 1 { return nil }  // older entries were pruned
+            if let through, last != through { return nil }  // the log does not account for every change
             var out = LinkChanges(revision: last, changed: [], removed: [])
             for key in keys {
                 if case let .some(.some(link)) = now[key.site + "\u{0}" + key.code] { out.changed.append(link) } else { out.removed.append(key) }
