@@ -1,7 +1,8 @@
 # Linkwell container image.
 #   docker build -t linkwell .                       (builds from source in the swift image)
 #   docker run -p 8080:8080 -p 9090:9090 linkwell    (default config baked in)
-#   docker run -v $PWD/my.json5:/etc/linkwell/linkwell.json5:ro ... linkwell
+#   docker run -v $PWD/my.json5:/etc/linkwell/linkwell.json5:ro -v linkwell-data:/var/lib/linkwell ... linkwell
+#   (the link database and click counts live in the /var/lib/linkwell volume: docs/guide/deploy.md)
 # Package a binary built elsewhere (release, --static-swift-stdlib, on bookworm or older glibc):
 #   mkdir -p prebuilt && cp .build/release/linkwell prebuilt/
 #   docker build --build-arg BINARY_FROM=prebuilt -t linkwell .
@@ -39,13 +40,18 @@ RUN if ! dpkg -s libmicrohttpd12 libqrencode4 libsqlite3-0 libpq5 librsvg2-2 fon
       && rm -rf /var/lib/apt/lists/*; \
     fi \
  && groupadd --gid 10001 linkwell \
- && useradd --no-log-init --no-create-home --uid 10001 --gid linkwell --home-dir /nonexistent --shell /usr/sbin/nologin linkwell
+ && useradd --no-log-init --no-create-home --uid 10001 --gid linkwell --home-dir /nonexistent --shell /usr/sbin/nologin linkwell \
+ && install -d -o 10001 -g 10001 -m 0750 /var/lib/linkwell
 COPY --from=binary /out/linkwell /usr/local/bin/linkwell
 COPY config/linkwell.json5 /etc/linkwell/linkwell.json5
 # Templates, CSS and string catalogs are compiled into the binary; server.publicDir overrides them.
 # The man page (man/linkwell.1 is `linkwell help --man`): man -l /usr/local/share/man/man1/linkwell.1
 COPY man/linkwell.1 /usr/local/share/man/man1/linkwell.1
 WORKDIR /usr/local/share/linkwell
+# The data directory: the link database (links, tokens, click counts) when the config names no
+# file and its own directory is not writable — as here, /etc/linkwell is not the user's. A
+# volume, so the counts outlive the container; a new named volume starts owned by 10001.
+VOLUME ["/var/lib/linkwell"]
 USER 10001:10001
 # Only the public port: the admin listener (/metrics, the REST API) stays on the container's
 # loopback (server.admin, default 127.0.0.1:9090); docs/guide/deploy.md shows how to publish it safely.

@@ -1,5 +1,7 @@
 """bench/links-load's driver: fill a SQLite file and a PostgreSQL database with N links, then load
-each in a fresh process (linkwell-links-bench load), so the peak RSS is the load's alone."""
+each in a fresh process (linkwell-links-bench load), so the peak RSS is the load's alone.
+--patch: the cost of one changed link (the refresher's check after one write by another
+connection, median of --rounds, default 20) at 10 k, 100 k and 1 M stored links on each."""
 import argparse
 import json
 import shutil
@@ -35,14 +37,36 @@ def measure(cfg, count, rounds):
     return result
 
 
+def measure_patch(cfg, counts, rounds):
+    """Grows the store to each count in turn and measures one changed link there."""
+    filled = 0
+    for count in counts:
+        run(cfg, "fill", "--count", str(count - filled), "--start", str(filled))
+        filled = count
+        result = run(cfg, "patch", "--rounds", str(rounds))
+        result["count"] = count
+        print(json.dumps(result), flush=True)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--count", type=int, default=1_000_000)
-    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--rounds", type=int)
     p.add_argument("--sqlite-only", action="store_true")
+    p.add_argument("--postgres-only", action="store_true")
+    p.add_argument("--patch", action="store_true")
     a = p.parse_args()
-    with tempfile.TemporaryDirectory(prefix="linkwell-links-load-") as d:
-        measure(config(d, '{ sqlite: "links.db" }'), a.count, a.rounds)
+    counts = [c for c in (10_000, 100_000, 1_000_000) if c < a.count] + [a.count]
+
+    def one(cfg):
+        if a.patch:
+            measure_patch(cfg, counts, a.rounds or 20)
+        else:
+            measure(cfg, a.count, a.rounds or 3)
+
+    if not a.postgres_only:
+        with tempfile.TemporaryDirectory(prefix="linkwell-links-load-") as d:
+            one(config(d, '{ sqlite: "links.db" }'))
     if a.sqlite_only:
         return
     from pgserver import PostgresServer
@@ -50,7 +74,7 @@ def main():
     try:
         d = tempfile.mkdtemp(prefix="linkwell-links-load-")
         (Path(d) / "pw").write_text(pg.PASSWORD + "\n")
-        measure(config(d, f'{{ postgres: "{pg.url}", passwordFile: "pw" }}'), a.count, a.rounds)
+        one(config(d, f'{{ postgres: "{pg.url}", passwordFile: "pw" }}'))
         shutil.rmtree(d, ignore_errors=True)
     finally:
         pg.close()

@@ -6,8 +6,11 @@
 //   store's change counter (`links_revision`, bumped by triggers on every write) every 500 ms on
 //   SQLite, and on PostgreSQL wakes on `NOTIFY linkwell_links` (a listening connection,
 //   reconnected when lost) with a check every second as the fallback.
-// When the counter moved, all links are read again into a new index (LinkStore.loadIndex) and
-// swapped in. A check that fails — a corrupted or locked SQLite file, PostgreSQL down — is logged
+// When the counter moved, only the links changed since the index's revision are read (the
+// store's change log, LinkStore+Changes.swift) and patched into a copy of the index
+// (LinkIndex.patched), which is swapped in. Every link is read (LinkStore.loadIndex) only at
+// start, after an outage, when the storage or the SQLite file changed, or when the log no longer
+// reaches back that far (`linkwell_links_full_reads_total` counts them by reason). A check that fails — a corrupted or locked SQLite file, PostgreSQL down — is logged
 // once per outage (`links_refresh_failed`, with the fix), the last good index keeps serving, and
 // the end of the outage is logged (`links_refresh_recovered`).
 
@@ -52,6 +55,8 @@ public final class LinkRefresher: Sendable {
         self.status = status
         self.log = log
         self.configPath = configPath
+        // The index the server started with was read whole (ServerRuntime.loadSnapshot).
+        if cell.current.revision != nil { status.record(fullRead: .start) }
     }
 
     /// Starts the checking thread; `storage` gives the storage settings of the config serving now.
@@ -89,6 +94,9 @@ public final class LinkRefresher: Sendable {
         }
     }
 
+    /// Seconds to the millisecond, for the log.
+    static func rounded(_ d: Duration) -> Double { (interval(d) * 1000).rounded() / 1000 }
+
     static func interval(_ d: Duration) -> TimeInterval {
         TimeInterval(d.components.seconds) + TimeInterval(d.components.attoseconds) / 1e18
     }
@@ -105,6 +113,7 @@ public final class LinkRefresher: Sendable {
                     s.location = try StorageLocation.of(storage: settings, configPath: configPath)
                     s.settings = settings
                     s.store = nil
+                    noteDefaultDatabase(settings)
                 }
                 location = s.location!
             } catch {
@@ -127,12 +136,7 @@ public final class LinkRefresher: Sendable {
     public func apply(changed: [ShortLink], removed: [(site: String, code: String)]) {
         state.withLock { s in
             let served = cell.current
-            var gone = Set(removed.map { $0.site + "\u{0}" + $0.code })
-            for l in changed { gone.insert(l.site + "\u{0}" + l.code) }
-            var builder = LinkIndex.Builder(table: nil)
-            served.index.forEach { if !gone.contains($0.site + "\u{0}" + $0.code) { builder.add($0) } }
-            for l in changed { builder.add(l) }
-            let index = builder.finish()
+            let index = served.index.patched(changed: changed, removed: removed)
             cell.set(LinkIndexCell.State(index: index, revision: served.revision, source: served.source))
             log.event("links_applied_in_memory", [
                 ("changed", .int(changed.count)), ("removed", .int(removed.count)), ("links", .int(index.count)),
@@ -166,25 +170,51 @@ public final class LinkRefresher: Sendable {
             let revision = try store.revision()
             // After an outage the file may be another one (a restored backup, a new file)
             // with the same counter: read it again whatever the number says.
-            if !force, !moved, s.outage == nil, revision == served.revision, file == nil || s.file == nil || file == s.file {
+            let sameFile = file == nil || s.file == nil || file == s.file
+            if !force, !moved, s.outage == nil, revision == served.revision, sameFile {
                 if s.file == nil { s.file = file }
                 recovered(&s)
                 return
             }
             let start = ContinuousClock.now
+            if !force, !moved, s.outage == nil, sameFile, let from = served.revision,
+               revision > from, let changes = try store.changes(since: from, through: revision) {
+                let index = served.index.patched(changed: changes.changed, removed: changes.removed)
+                cell.set(LinkIndexCell.State(index: index, revision: changes.revision, source: location))
+                if s.file == nil { s.file = file }
+                status.recordPatch()
+                recovered(&s)
+                log.event("links_refreshed", [
+                    ("reason", .string(reason)), ("storage", .string(location.description)), ("read", .string("changed links")),
+                    ("changed", .int(changes.changed.count)), ("removed", .int(changes.removed.count)),
+                    ("links", .int(index.count)), ("revision", .int(Int(changes.revision))), ("seconds", .double(Self.rounded(ContinuousClock.now - start))),
+                ])
+                return
+            }
+            let fullRead: LinkStoreStatus.FullRead =
+                served.revision == nil ? .start : moved ? .storageChanged : s.outage != nil ? .outage : force ? .forced : !sameFile ? .fileReplaced : .changeLog
             let (index, readAt) = try store.loadIndex(table: nil)
             cell.set(LinkIndexCell.State(index: index, revision: readAt, source: location))
             s.file = file
-            let seconds = LinkRefresher.interval(ContinuousClock.now - start)
+            status.record(fullRead: fullRead)
             recovered(&s)
             log.event("links_refreshed", [
                 ("reason", .string(moved ? "storage changed" : reason)), ("storage", .string(location.description)),
-                ("links", .int(index.count)), ("revision", .int(Int(readAt))), ("seconds", .double((seconds * 1000).rounded() / 1000)),
+                ("read", .string("all links (\(fullRead.rawValue))")),
+                ("links", .int(index.count)), ("revision", .int(Int(readAt))), ("seconds", .double(Self.rounded(ContinuousClock.now - start))),
             ])
         } catch {
             if case .postgres = location, error.kind != .unavailable { s.store = nil }
             failed(&s, storage: location.description, error)
         }
+    }
+
+    /// Logs where the SQLite file is when it defaulted to the data directory (a read-only config mount).
+    private func noteDefaultDatabase(_ settings: StorageSettings?) {
+        guard settings?.postgres == nil, let why = LinkStore.databaseChoice(storage: settings, configPath: configPath).defaulted else { return }
+        log.event("links_database_in_data_directory", [
+            ("storage", .string(LinkStore.databasePath(storage: settings, configPath: configPath))), ("reason", .string(why)),
+        ])
     }
 
     /// Records whether links can be written; logs when that changes (and at the first check,
@@ -196,7 +226,7 @@ public final class LinkRefresher: Sendable {
                 ("storage", .string(location.description)), ("reason", .string(readOnly)), ("links", .int(cell.index.count)),
                 ("serving", .string("the short links in memory, the association files and route pages as usual")),
                 ("writes", .string("the admin API answers link writes 503; clicks are counted and dropped (linkwell_clicks_dropped_total)")),
-                ("fix", .string("make the file and its directory writable by this user, or mount the volume read-write; linkwell notices within a second")),
+                ("fix", .string("make the file and its directory writable by this user (in the container image: user 10001, e.g. 'chown -R 10001:10001' the volume's directory), or mount the volume read-write; linkwell notices within a second")),
             ])
         } else {
             log.event("links_writable", [("storage", .string(location.description))])

@@ -28,6 +28,27 @@ public final class LinkStoreStatus: Sendable {
         /// The error of the last failed check (nil: the last check read the store).
         var outage: String?
         var refused: [Refusal: Int] = [:]
+        var fullReads: [FullRead: Int] = [:]
+        var patches = 0
+    }
+
+    /// Why the link refresher read every link instead of only the changed ones, for
+    /// `linkwell_links_full_reads_total`: only at start, after an outage, or when the change
+    /// log cannot say what changed.
+    public enum FullRead: String, Sendable, CaseIterable {
+        /// The first read of the links (start-up).
+        case start
+        /// The store could not be read for a while; it is read whole once it can again.
+        case outage
+        /// The config's `storage` names another database.
+        case storageChanged = "storage_changed"
+        /// Another SQLite file was put at the path (a restored backup).
+        case fileReplaced = "file_replaced"
+        /// The change log no longer reaches back to the index's revision (more changes than
+        /// it keeps, a truncate, or a database without one).
+        case changeLog = "change_log"
+        /// Asked for by the caller.
+        case forced
     }
 
     private let state = Locked(State())
@@ -54,6 +75,19 @@ public final class LinkStoreStatus: Sendable {
 
     func set(outage: String?) {
         state.withLock { $0.outage = outage }
+    }
+
+    func record(fullRead: FullRead) {
+        state.withLock { $0.fullReads[fullRead, default: 0] += 1 }
+    }
+
+    func recordPatch() {
+        state.withLock { $0.patches += 1 }
+    }
+
+    /// Full reads of the links so far, by reason, and refreshes that read only the changed links.
+    public var refreshCounts: (fullReads: [FullRead: Int], patches: Int) {
+        state.withLock { ($0.fullReads, $0.patches) }
     }
 
     public func record(refused: Refusal) {
@@ -90,6 +124,14 @@ public final class LinkStoreStatus: Sendable {
         for r in Refusal.allCases {
             out += "linkwell_link_writes_refused_total{reason=\"\(r.rawValue)\"} \(s.refused[r] ?? 0)\n"
         }
+        out += "# HELP linkwell_links_full_reads_total Times the server read every stored link (at start, after an outage, or when the change log could not say what changed), by reason.\n"
+        out += "# TYPE linkwell_links_full_reads_total counter\n"
+        for r in FullRead.allCases {
+            out += "linkwell_links_full_reads_total{reason=\"\(r.rawValue)\"} \(s.fullReads[r] ?? 0)\n"
+        }
+        out += "# HELP linkwell_links_patches_total Link refreshes that read only the links changed since the last one.\n"
+        out += "# TYPE linkwell_links_patches_total counter\n"
+        out += "linkwell_links_patches_total \(s.patches)\n"
         return out
     }
 }

@@ -24,8 +24,8 @@ public struct IndexedShortLink: Sendable, Equatable {
 /// whose target no longer validates against the table (the config changed since it was stored)
 /// does not answer, and `skipped` says why.
 public struct LinkIndex: Sendable {
-    private let storage: Storage
-    private let tableRef: TableRef?
+    let storage: Storage
+    let tableRef: TableRef?
     /// The table lookups check against (nil: nothing answers).
     public var table: RouteTable? { tableRef?.table }
     /// How many enabled links are indexed (those in `skipped` among them).
@@ -46,7 +46,7 @@ public struct LinkIndex: Sendable {
         self = builder.finish()
     }
 
-    fileprivate init(storage: Storage, table: TableRef?) {
+    init(storage: Storage, table: TableRef?) {
         self.storage = storage
         self.tableRef = table
     }
@@ -153,8 +153,11 @@ public struct LinkIndex: Sendable {
         /// Open addressing, linear probing: record position + 1, 0 = empty. Load ≤ 1/2.
         let slots: [UInt32]
         let count: Int
+        /// Records no slot points to any more (replaced or removed by a patch): compacted away
+        /// when they outnumber the live ones (LinkIndex+Patch.swift).
+        let dead: Int
         let generation = Storage.generations.add(1, ordering: .relaxed).newValue
-        private let mask: Int
+        let mask: Int
         private static let generations = Atomic<UInt64>(0)
 
         init(records: RecordChunks, sites: [String], siteIndex: [String: UInt16], positions: [UInt32]) {
@@ -174,6 +177,18 @@ public struct LinkIndex: Sendable {
             }
             self.slots = slots
             self.count = count
+            self.dead = positions.count - count
+        }
+
+        /// A patched copy's parts, as they are (`slots.count` a power of two).
+        init(records: RecordChunks, sites: [String], siteIndex: [String: UInt16], slots: [UInt32], count: Int, dead: Int) {
+            self.records = records
+            self.sites = sites
+            self.siteIndex = siteIndex
+            self.slots = slots
+            self.count = count
+            self.dead = dead
+            mask = slots.count - 1
         }
 
         func find(site: UInt16, code: Substring) -> UInt32? {

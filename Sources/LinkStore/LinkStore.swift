@@ -78,6 +78,8 @@ public final class LinkStore: Sendable {
             """
         ),
         (7, "click tables keyed by their primary key", LinkStore.clickTablesWithoutRowid),
+        // The links change log (LinkStore+Changes.swift): the refresher reads only what changed.
+        LinkStore.changeLogMigration,
     ]
 
     /// The schema version this build writes.
@@ -95,14 +97,38 @@ public final class LinkStore: Sendable {
 
     /// The database file a config uses: `storage.sqlite` relative to the config file's
     /// directory (absolute paths as they are), else `$LINKWELL_DATABASE` (the same rules), else
-    /// `linkwell.db` beside the config file.
+    /// `linkwell.db` beside the config file — or in ``dataDirectory`` when the config's directory
+    /// is not writable (a read-only config mount), that directory exists and no `linkwell.db`
+    /// is beside the config already.
     public static func databasePath(
-        storage: StorageSettings?, configPath: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        storage: StorageSettings?, configPath: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        dataDirectory: String = LinkStore.dataDirectory
     ) -> String {
-        let file = storage?.sqlite ?? environment[databaseVariable].flatMap { $0.isEmpty ? nil : $0 } ?? "linkwell.db"
-        if file.hasPrefix("/") { return file }
+        databaseChoice(storage: storage, configPath: configPath, environment: environment, dataDirectory: dataDirectory).path
+    }
+
+    /// The data directory of the container image (a declared volume) and of packages: where the
+    /// link database goes when the config sits on a read-only mount and names no file.
+    public static let dataDirectory = "/var/lib/linkwell"
+
+    /// ``databasePath`` and, when it is in the data directory because the config's directory is
+    /// not writable, a sentence saying so (logged by `serve` at start).
+    public static func databaseChoice(
+        storage: StorageSettings?, configPath: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        dataDirectory: String = LinkStore.dataDirectory, isWritable: (String) -> Bool = { access($0, W_OK) == 0 }
+    ) -> (path: String, defaulted: String?) {
         let dir = (configPath as NSString).deletingLastPathComponent
-        return dir.isEmpty ? file : (dir as NSString).appendingPathComponent(file)
+        func resolved(_ file: String) -> String {
+            if file.hasPrefix("/") { return file }
+            return dir.isEmpty ? file : (dir as NSString).appendingPathComponent(file)
+        }
+        if let file = storage?.sqlite ?? environment[databaseVariable].flatMap({ $0.isEmpty ? nil : $0 }) { return (resolved(file), nil) }
+        let beside = resolved("linkwell.db")
+        var isDirectory: ObjCBool = false
+        guard !FileManager.default.fileExists(atPath: beside), !isWritable(dir.isEmpty ? "." : dir),
+              FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory), isDirectory.boolValue else { return (beside, nil) }
+        let path = (dataDirectory as NSString).appendingPathComponent("linkwell.db")
+        return (path, "the config's directory \(dir.isEmpty ? "." : dir) is not writable by this user (a read-only mount), so the link database is \(path), in the data directory \(dataDirectory) (the container image's volume); set storage.sqlite to choose another file")
     }
 
     /// Opens the SQLite file `path` (creating it when missing) and migrates it to ``currentVersion``.

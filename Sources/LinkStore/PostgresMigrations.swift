@@ -34,6 +34,7 @@ extension LinkStore {
                 FOR EACH STATEMENT EXECUTE FUNCTION linkwell_links_changed();
             """,
         7: "COMMENT ON TABLE clicks_daily IS 'click counts per link, route and UTC day (linkwell)';",
+        changeLogMigration.version: changeLogPostgres,
     ]
 
     /// Migration `version`'s SQLite text with `WITHOUT ROWID` left out and INTEGER as BIGINT.

@@ -964,6 +964,7 @@ def test_container_runtime_stage(tmp_path):
     base = f"localhost/linkwell-test-base:{tag}"
     image = f"localhost/linkwell-test:{tag}"
     name = f"linkwell-test-{tag}"
+    volume = f"linkwell-test-data-{tag}"
     before = set(podman("images", "-q", "--all", "--no-trunc").stdout.split())
     # Podman's default ulimits (nofile 1048576, nproc 32768) need CAP_SYS_RESOURCE, which
     # sandboxes such as this CI's drop; ask for limits the host allows.
@@ -992,16 +993,26 @@ def test_container_runtime_stage(tmp_path):
         # The admin listener is the config's: 127.0.0.1:9090 in the shipped one.
         assert config["Cmd"][-2:] == ["--listen", "0.0.0.0:8080"] and "--admin" not in config["Cmd"]
 
+        assert json.loads(podman("image", "inspect", "--format", "{{json .Config.Volumes}}", image).stdout) == {"/var/lib/linkwell": {}}
+
+        # The config on a read-only mount, the data in a named volume (as docs/guide/deploy.md shows).
+        etc = tmp_path / "etc-linkwell"
+        etc.mkdir()
+        shutil.copy(ROOT / "config" / "linkwell.json5", etc / "linkwell.json5")
+        etc.chmod(0o755)
         port, admin = free_port(), free_port()
-        podman("run", "-d", "--name", name, "--network", "host", "--no-healthcheck", *ulimits, image,
+        podman("run", "-d", "--name", name, "--network", "host", "--no-healthcheck", *ulimits,
+               "-v", f"{etc}:/etc/linkwell:ro", "-v", f"{volume}:/var/lib/linkwell", image,
                "serve", "--config", "/etc/linkwell/linkwell.json5", "--listen", f"127.0.0.1:{port}", "--admin", f"127.0.0.1:{admin}")
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            if curl(f"http://127.0.0.1:{admin}/readyz", timeout=5)[0] == 200:
-                break
-            time.sleep(0.2)
-        else:
+
+        def ready():
+            deadline = time.time() + 20
+            while time.time() < deadline:
+                if curl(f"http://127.0.0.1:{admin}/readyz", timeout=5)[0] == 200:
+                    return
+                time.sleep(0.2)
             raise AssertionError("container never became ready: " + podman("logs", name, check=False).stderr[-2000:])
+        ready()
         default = ROOT / "config" / "linkwell.json5"
         for path, which in FILES:
             status, headers, body = curl(f"http://127.0.0.1:{port}{path}")
@@ -1020,6 +1031,19 @@ def test_container_runtime_stage(tmp_path):
         man = podman("exec", name, "cat", "/usr/local/share/man/man1/linkwell.1").stdout
         assert man == podman("exec", name, "/usr/local/bin/linkwell", "help", "--man").stdout
         assert podman("exec", name, "sh", "-c", "command -v curl wget", check=False).stdout.strip() == ""
+        # The database defaults to the data volume (the config's directory is read-only), said at start.
+        moved = [json.loads(l) for l in podman("logs", name).stdout.splitlines() if "links_database_in_data_directory" in l]
+        assert moved and moved[0]["storage"] == "/var/lib/linkwell/linkwell.db", podman("logs", name).stdout[-2000:]
+        assert "links: read-write" in curl(f"http://127.0.0.1:{admin}/readyz")[2].decode()
+        # A link created through the API, then clicked.
+        cli = ["/usr/local/bin/linkwell"]
+        token = podman("exec", name, *cli, "tokens", "create", "--config", "/etc/linkwell/linkwell.json5", "--name", "ci", "--quiet").stdout.strip()
+        status, _, body = curl("-X", "POST", "-H", f"Authorization: Bearer {token}", "-H", "Content-Type: application/json",
+                               "--data", '{"code": "vol1", "target": "https://diallodev.online/post/7"}',
+                               f"http://127.0.0.1:{admin}/api/v1/links")
+        assert status == 201, body
+        for _ in range(3):
+            assert curl(f"http://127.0.0.1:{port}/vol1")[0] == 200
         # PID 1 handles SIGTERM: a clean, quick exit, well before podman's kill timeout.
         started = time.time()
         podman("stop", "-t", "15", name, timeout=60)
@@ -1028,8 +1052,15 @@ def test_container_runtime_stage(tmp_path):
         assert state["ExitCode"] == 0, state
         logs = podman("logs", name).stdout
         assert '"event":"shutting_down","signal":"SIGTERM"' in logs and '"event":"stopped"' in logs
+        # Restarted: the link and its clicks are still there (the volume kept the database).
+        podman("start", name, timeout=60)
+        ready()
+        assert curl(f"http://127.0.0.1:{port}/vol1")[0] == 200
+        stats = json.loads(podman("exec", name, *cli, "stats", "--config", "/etc/linkwell/linkwell.json5", "--link", "vol1", "--json").stdout)
+        assert stats["total"] == 3, stats
     finally:
         podman("rm", "-f", "-t", "0", name, check=False, timeout=60)
+        podman("volume", "rm", "-f", volume, check=False, timeout=60)
         podman("rmi", "-f", image, base, check=False, timeout=60)
         # Intermediate stage images this build left behind (none of them existed before).
         for left in set(podman("images", "-q", "--all", "--no-trunc", "--filter", "dangling=true", check=False).stdout.split()) - before:

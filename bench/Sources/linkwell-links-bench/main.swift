@@ -4,6 +4,10 @@
 //
 //   linkwell-links-bench fill --config C --count N      add N links to the config's storage
 //   linkwell-links-bench load --config C [--rounds R]   load them as `serve` does; prints JSON
+//   linkwell-links-bench patch --config C [--rounds R]  the cost of one changed link: the
+//       server's refresher (LinkRefresher.check) after one link is written by another
+//       connection, per round; prints JSON (median, best, worst milliseconds)
+//   fill --start S adds codes S..<S+N (to grow a filled database).
 //
 // `load` is a fresh process, so its peak RSS (VmHWM) is the load's and the config's, not the fill's.
 
@@ -38,11 +42,13 @@ guard let action = args.popFirst() else { fail("usage: fill|load --config FILE [
 var configPath = ""
 var count = 1_000_000
 var rounds = 3
+var startAt = 0
 while let a = args.popFirst() {
     switch a {
     case "--config": configPath = args.popFirst() ?? ""
     case "--count": count = Int(args.popFirst() ?? "") ?? count
     case "--rounds": rounds = Int(args.popFirst() ?? "") ?? rounds
+    case "--start": startAt = Int(args.popFirst() ?? "") ?? startAt
     default: fail("unknown option \(a)")
     }
 }
@@ -67,9 +73,9 @@ case "fill":
         let store = try LinkStore(location)
         let host = site.canonicalHost
         let created = Date(timeIntervalSince1970: 1_764_000_000)
-        var i = 0
-        while i < count {
-            let batch = (i..<min(i + 10_000, count)).map { n in
+        var i = startAt
+        while i < startAt + count {
+            let batch = (i..<min(i + 10_000, startAt + count)).map { n in
                 // Three in four deep links (the signup route with a referral code), the rest web
                 // pages; one in ten with a preview title, one in fifty disabled.
                 ShortLink(
@@ -130,6 +136,51 @@ case "load":
         ]
         print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
     } catch { fail("\(error)") }
+case "patch":
+    do {
+        let writer = try LinkStore(location)
+        let stored = try writer.links(site: site.name, after: nil, limit: 1).count
+        guard stored > 0 else { fail("no links: fill first") }
+        let cell = LinkIndexCell()
+        let status = LinkStoreStatus()
+        let refresher = LinkRefresher(cell: cell, log: EventLog(format: .json, fileDescriptor: open("/dev/null", O_WRONLY)),
+                                      configPath: configPath, status: status)
+        let storage = table.config.storage
+        let loadStart = ContinuousClock.now
+        guard refresher.check(storage: storage, reason: "start") else { fail("the first read failed") }
+        let fullRead = seconds(ContinuousClock.now - loadStart)
+        let total = cell.index.count
+        var times: [Double] = []
+        var cpu: [Double] = []
+        for round in 0..<rounds {
+            // One link changed by another connection (the CLI, another instance): its target.
+            let c = code(round * 7919 % max(total, 1))
+            guard var link = try writer.link(site: site.name, code: c) else { fail("no link \(c)") }
+            link.target = "https://\(site.canonicalHost)/signup?referralCode=P\(round)"
+            link.disabled = false
+            try writer.upsert(link)
+            let start = ContinuousClock.now
+            let cpuStart = cpuSeconds()
+            guard refresher.check(storage: storage, reason: "changed") else { fail("check failed") }
+            cpu.append(cpuSeconds() - cpuStart)
+            times.append(seconds(ContinuousClock.now - start))
+            guard cell.index.bound(to: table).lookup(site: site.name, code: Substring(c))?.link.target == link.target else {
+                fail("round \(round): the changed link is not served")
+            }
+        }
+        let counts = status.refreshCounts
+        let sorted = times.sorted()
+        let ms = { (v: Double) in String(format: "%.2f", v * 1000) }
+        let median = { (v: [Double]) in v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2 }
+        let fields: [(String, String)] = [
+            ("storage", "\"\(location.dialect.rawValue)\""), ("links_indexed", "\(cell.index.count)"), ("rounds", "\(rounds)"),
+            ("first_full_read_seconds", String(format: "%.3f", fullRead)),
+            ("patch_ms_median", ms(median(sorted))), ("patch_ms_best", ms(sorted.first!)), ("patch_ms_worst", ms(sorted.last!)),
+            ("patch_cpu_ms_median", ms(median(cpu.sorted()))),
+            ("full_reads", "\(counts.fullReads.values.reduce(0, +))"), ("patches", "\(counts.patches)"),
+        ]
+        print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
+    } catch { fail("\(error)") }
 default:
-    fail("unknown action \(action); use fill or load")
+    fail("unknown action \(action); use fill, load or patch")
 }
