@@ -103,7 +103,7 @@ public struct SiteConfig: Codable, Sendable, Equatable {
 public struct DeferredLinksConfig: Codable, Sendable, Equatable {
     /// `clipboard`: on an iPhone or iPad landing page, the App Store button copies the link to
     /// the clipboard when tapped (a small same-origin script; the page says so), and the app's
-    /// first launch reads it from the pasteboard (the generated Swift's first-launch check).
+    /// first launch reads it from the pasteboard.
     public var ios: String?
 
     /// The one `ios` method.
@@ -113,6 +113,7 @@ public struct DeferredLinksConfig: Codable, Sendable, Equatable {
         case ios
     }
 
+    /// Deferred deep links in code (tests, generated configs); `ios: "clipboard"` turns them on for iOS.
     public init(ios: String? = nil) {
         self.ios = ios
     }
