@@ -66,6 +66,24 @@ public struct LandingRenderer: Sendable {
         ("Referrer-Policy", "no-referrer"),
     ]
 
+    /// The policy of a site with `deferredLinks.ios: "clipboard"`: the same, plus scripts from this
+    /// origin (the App Store button's clipboard hand-off, `clipboardScript`).
+    public static let clipboardContentSecurityPolicy = contentSecurityPolicy.replacingOccurrences(
+        of: "default-src 'none'; ", with: "default-src 'none'; script-src 'self'; ")
+
+    /// `pageHeaders` with `clipboardContentSecurityPolicy`.
+    public static let clipboardPageHeaders: [(String, String)] = pageHeaders.map {
+        $0.0 == "Content-Security-Policy" ? ($0.0, clipboardContentSecurityPolicy) : $0
+    }
+
+    /// The landing-page headers of `site`: scripts allowed only when it opts in to the clipboard hand-off.
+    public static func pageHeaders(for site: CompiledSite) -> [(String, String)] {
+        site.config.deferredLinks?.iosClipboard == true ? clipboardPageHeaders : pageHeaders
+    }
+
+    /// The script file (under `public/`) of the App Store button's clipboard hand-off.
+    public static let clipboardScript = "/static/linkwell-deferred.js"
+
     /// Compiles the templates under `templates/` of `files`, and for each site with
     /// `landing.templatesDir`, that folder of `files` over them; reads `locales/*.json`.
     public init(table: RouteTable, files: AssetFiles = .embedded) throws(LandingTemplateError) {
@@ -143,7 +161,7 @@ public struct LandingRenderer: Sendable {
                      overrides: LinkOverrides? = nil, iPad: Bool = false) -> LandingResponse {
         let catalog = locale(site: site, browser: browser, acceptLanguage: acceptLanguage)
         let context = pageContext(site: site, match: match, browser: browser, catalog: catalog, overrides: overrides, iPad: iPad)
-        return LandingResponse(status: 200, headers: Self.pageHeaders, body: templates[site.index].landing.renderBytes(context))
+        return LandingResponse(status: 200, headers: Self.pageHeaders(for: site), body: templates[site.index].landing.renderBytes(context))
     }
 
     /// The site-branded not-found page (404): the site's stores for this platform and its home,
@@ -342,6 +360,9 @@ public struct LandingRenderer: Sendable {
                                      home: homes[site.index]).overridden(by: overrides, platform: browser.platform, iPad: iPad)
         let inApp = browser.crawler == nil ? browser.inAppBrowser : nil
         addSteps(steps, to: &c, site: site, catalog: catalog, inApp: inApp)
+        if browser.platform == .ios, site.config.deferredLinks?.iosClipboard == true {
+            addClipboardHandOff(to: &c, link: links.canonical, appName: appName, catalog: catalog)
+        }
         c["t"] = .object([
             "qrCaption": .string(catalog.text("qrCaption")),
             "link": .string(catalog.text("link")),
@@ -369,6 +390,23 @@ public struct LandingRenderer: Sendable {
             al["androidAppName"] = .string(app.name ?? appName)
         }
         return .object(al)
+    }
+
+    /// The iOS clipboard hand-off (`deferredLinks.ios: "clipboard"`): the App Store button carries
+    /// the link to copy (`data-linkwell-copy`), and the page its one-line note and the script.
+    /// Without an App Store button there is nothing to hand over.
+    func addClipboardHandOff(to c: inout [String: TemplateValue], link: String, appName: String, catalog: StringCatalog) {
+        guard case var .list(steps)? = c["steps"], let url = SafeURL(link) else { return }
+        var found = false
+        for i in steps.indices {
+            guard case var .object(b) = steps[i], b["id"] == "app-store" else { continue }
+            b["copy"] = .url(url)
+            steps[i] = .object(b)
+            found = true
+        }
+        guard found, let script = SafeURL(Self.clipboardScript) else { return }
+        c["steps"] = .list(steps)
+        c["clipboard"] = .object(["note": .string(catalog.text("clipboardNote", ["appName": appName])), "script": .url(script)])
     }
 
     /// The buttons: `primary` (Open in app, followed by the in-app-browser note), then `steps`;

@@ -17,10 +17,18 @@ public struct ClickSettings: Codable, Sendable, Equatable {
     public var maxKeys: Int?
     /// Short links with their own `/metrics` series (the most clicked, default 20; 0: none).
     public var metricsTopLinks: Int?
+    /// App-open beacons (`POST /.well-known/linkwell/opens`) counted per client address and
+    /// minute (default 60; an IPv6 client counts by its /64); more are answered 429, not counted.
+    public var appOpensPerMinute: Int?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case enabled, flushSeconds, retentionDays, referrersPerDay, maxKeys, metricsTopLinks
+        case enabled, flushSeconds, retentionDays, referrersPerDay, maxKeys, metricsTopLinks, appOpensPerMinute
     }
+
+    /// The default of ``appOpensPerMinute``.
+    public static let defaultAppOpensPerMinute = 60
+    /// ``appOpensPerMinute`` or its default.
+    public var resolvedAppOpensPerMinute: Int { appOpensPerMinute ?? Self.defaultAppOpensPerMinute }
 
     /// The default of ``flushSeconds``.
     public static let defaultFlushSeconds = 10.0
@@ -63,6 +71,7 @@ extension LinkwellConfig {
             ("referrersPerDay", clicks.referrersPerDay, 1...1000, "e.g. 10 (the default)"),
             ("maxKeys", clicks.maxKeys, 100...100_000_000, "e.g. 100000 (the default, about 20 MB at most)"),
             ("metricsTopLinks", clicks.metricsTopLinks, 0...1000, "e.g. 20 (the default); 0 leaves per-link series out of /metrics"),
+            ("appOpensPerMinute", clicks.appOpensPerMinute, 1...100_000, "e.g. 60 (the default): app-open beacons counted per client address and minute; behind a carrier NAT many phones share one address"),
         ]
         for (name, value, range, fix) in ranges {
             if let value, !range.contains(value) {

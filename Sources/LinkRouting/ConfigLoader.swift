@@ -237,7 +237,7 @@ public enum ConfigLoader {
                 .aasa: keys(of: AASAOptions.CodingKeys.self),
                 .routes: .list(.entry(route: route, exclusion: keys(of: ExclusionConfig.CodingKeys.self))),
                 .fallback: fallback, .notFound: keys(of: NotFoundConfig.CodingKeys.self), .landing: keys(of: LandingConfig.CodingKeys.self),
-                .shortLinks: keys(of: ShortLinksConfig.CodingKeys.self),
+                .shortLinks: keys(of: ShortLinksConfig.CodingKeys.self), .deferredLinks: keys(of: DeferredLinksConfig.CodingKeys.self),
             ])
         static let root = keys(
             of: LinkwellConfig.CodingKeys.self, nested: [.server: keys(of: ServerSettings.CodingKeys.self), .storage: keys(of: StorageSettings.CodingKeys.self, nested: [.clicks: keys(of: ClickSettings.CodingKeys.self)]), .sites: .list(site)])

@@ -67,6 +67,11 @@ extension LinkwellConfig {
             }
             validateRoutes(site, at: at, into: &out)
             if let short = site.shortLinks { validateShortLinks(short, at: "\(at).shortLinks", into: &out) }
+            if let ios = site.deferredLinks?.ios, ios != DeferredLinksConfig.clipboard {
+                out.append(Diagnostic(.error, at: "\(at).deferredLinks.ios", value: ios,
+                                      "deferredLinks.ios is '\(ios)'; the one method is \"clipboard\" (the App Store button copies the link, the app reads it at its first launch)",
+                                      fix: "write deferredLinks: { ios: \"clipboard\" }, or remove deferredLinks to keep landing pages without any script"))
+            }
         }
         if let server { validateServer(server, into: &out) }
         if let storage { validateStorage(storage, into: &out) }

@@ -68,9 +68,11 @@ public struct SiteConfig: Codable, Sendable, Equatable {
     public var landing: LandingConfig?
     /// Short links and FDL long links: the path prefix of the codes and the hosts links may lead to.
     public var shortLinks: ShortLinksConfig?
+    /// Deferred deep links: how a link reaches the app after an install (opt-in, per platform).
+    public var deferredLinks: DeferredLinksConfig?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, domains, isDefault = "default", website, ios, android, aasa, routes, fallback, notFound, landing, shortLinks
+        case name, domains, isDefault = "default", website, ios, android, aasa, routes, fallback, notFound, landing, shortLinks, deferredLinks
     }
 
     /// Creates a site; only `domains` and `routes` are required, as in the file.
@@ -78,9 +80,10 @@ public struct SiteConfig: Codable, Sendable, Equatable {
         name: String? = nil, domains: [String], isDefault: Bool? = nil, website: String? = nil,
         ios: [IOSAppConfig]? = nil, android: [AndroidAppConfig]? = nil, aasa: AASAOptions? = nil,
         routes: [RouteEntry], fallback: FallbackConfig? = nil, notFound: NotFoundConfig? = nil,
-        landing: LandingConfig? = nil, shortLinks: ShortLinksConfig? = nil
+        landing: LandingConfig? = nil, shortLinks: ShortLinksConfig? = nil, deferredLinks: DeferredLinksConfig? = nil
     ) {
         self.shortLinks = shortLinks
+        self.deferredLinks = deferredLinks
         self.name = name
         self.domains = domains
         self.isDefault = isDefault
@@ -93,6 +96,30 @@ public struct SiteConfig: Codable, Sendable, Equatable {
         self.notFound = notFound
         self.landing = landing
     }
+}
+
+/// Deferred deep links of a site: how a link tapped before the app was installed reaches the app
+/// at its first launch. Off unless set.
+public struct DeferredLinksConfig: Codable, Sendable, Equatable {
+    /// `clipboard`: on an iPhone or iPad landing page, the App Store button copies the link to
+    /// the clipboard when tapped (a small same-origin script; the page says so), and the app's
+    /// first launch reads it from the pasteboard.
+    public var ios: String?
+
+    /// The one `ios` method.
+    public static let clipboard = "clipboard"
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case ios
+    }
+
+    /// Deferred deep links in code (tests, generated configs); `ios: "clipboard"` turns them on for iOS.
+    public init(ios: String? = nil) {
+        self.ios = ios
+    }
+
+    /// True when the App Store button hands the link over through the clipboard.
+    public var iosClipboard: Bool { ios == Self.clipboard }
 }
 
 /// An iOS app that opens the site's links: its Team ID and bundle ID, as Apple identifies it.

@@ -117,6 +117,8 @@ public final class ClickRecorder: Sendable {
     public var droppedClicks: Int { droppedCount.load(ordering: .relaxed) }
 
     public let counter: ClickCounter
+    /// App opens reported by the apps, written with the clicks.
+    public let opens = AppOpenCounter()
     private let enabledFlag: Atomic<Bool>
     private let settings: Locked<Settings>
     private let log: EventLog?
@@ -227,6 +229,7 @@ public final class ClickRecorder: Sendable {
             let readOnly = h.readOnly()
             let mayCreate = h.mayCreateDatabase()
             if readOnly == nil { flushTokenUses(settings: s) }
+            flushAppOpens(settings: s, readOnly: readOnly, mayCreate: mayCreate)
             guard !st.pending.isEmpty else {
                 maintain(&st, settings: s, now: now)
                 return .nothing
@@ -307,6 +310,20 @@ public final class ClickRecorder: Sendable {
                 totals.withLock { $0.pendingOverflow += e.total }
             }
             if let i = st.pending.index(forKey: key) { st.pending.values[i].merge(e, referrerSlots: s.referrerSlots) } else { st.pending[key] = e }
+        }
+    }
+
+    /// Writes the app opens held (dropped while the store is read-only, kept for the next flush
+    /// when the write fails).
+    private func flushAppOpens(settings s: Settings, readOnly: String?, mayCreate: Bool) {
+        let rows = opens.drain()
+        guard !rows.isEmpty, readOnly == nil else { return }
+        do throws(LinkStoreError) {
+            try SQLiteFileGate.withAccess(s.location) { () throws(LinkStoreError) in
+                try s.openStore(mayCreate: mayCreate).addAppOpens(rows)
+            }
+        } catch {
+            opens.restore(rows)
         }
     }
 
@@ -419,6 +436,6 @@ public final class ClickRecorder: Sendable {
         out += "# HELP linkwell_clicks_unwritten Clicks counted but not yet in the database (written at the next flush).\n"
         out += "# TYPE linkwell_clicks_unwritten gauge\n"
         out += "linkwell_clicks_unwritten \(unwritten)\n"
-        return out
+        return out + opens.metricsText()
     }
 }

@@ -97,7 +97,7 @@ final class LandingAnswerer: Sendable {
         else { return nil }
         switch made {
         case let .page(body):
-            return LinkAnswer(answer: .page(LandingPageRenderer.compiledPage(body)), outcome: .appPage)
+            return LinkAnswer(answer: .page(LandingPageRenderer.compiledPage(body, site: site)), outcome: .appPage)
         case let .redirect(location):
             return LinkAnswer(answer: .redirect(location), outcome: ClickOutcome(redirect: page.compiled?.redirectKind ?? .web))
         }

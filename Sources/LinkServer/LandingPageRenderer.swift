@@ -168,15 +168,15 @@ public final class LandingPageRenderer: PageRenderer {
     /// compiled page does not cover (the landing stage renders it).
     public func answer(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> PageAnswer? {
         switch compiledAnswer(for: match, site: site, request: request) {
-        case let .page(body)?: .page(Self.compiledPage(body))
+        case let .page(body)?: .page(Self.compiledPage(body, site: site))
         case let .redirect(location)?: .redirect(location)
         case nil: nil
         }
     }
 
-    /// A compiled page's response (`LandingRenderer.pageHeaders` carry the security headers).
-    static func compiledPage(_ body: [UInt8]) -> HTTPResponse {
-        .dynamic(status: 200, headers: LandingRenderer.pageHeaders, body: body)
+    /// A compiled page's response (`LandingRenderer.pageHeaders(for:)` carry the security headers).
+    static func compiledPage(_ body: [UInt8], site: CompiledSite) -> HTTPResponse {
+        .dynamic(status: 200, headers: LandingRenderer.pageHeaders(for: site), body: body)
     }
 
     /// `LandingRenderer.pageHeaders` include them.

@@ -62,7 +62,7 @@ enum OpenAPIDocument {
                 ],
                 "\(p)/stats": [
                     "get": operation(
-                        "getStats", "Click counts (what 'linkwell stats --json' prints): totals by platform, outcome, in-app browser, crawler, referrer host, per day and month, per link and route.",
+                        "getStats", "Click counts (what 'linkwell stats --json' prints): totals by platform, outcome, in-app browser, crawler, referrer host, per day and month, per link and route, and the funnel clicks → app opens → first opens.",
                         parameters: [
                             query("site", ["type": "string", "enum": siteNames], "Only this site's clicks."),
                             query("link", ["type": "string"], "Only this short link's clicks (its code)."),

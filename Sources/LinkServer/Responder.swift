@@ -9,6 +9,8 @@ public enum RequestKind: String, Sendable, CaseIterable {
     case staticAsset = "static"
     case notFound = "not_found"
     case error
+    /// An app-open beacon (`POST /.well-known/linkwell/opens`).
+    case appOpen = "app_open"
 }
 
 /// A response plus what the logs and metrics need to know about it.

@@ -47,6 +47,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var requestHeaderMemoryBytes: Int?
     /// Only these methods are answered (405 for the rest, before any body is read).
     public static let allowedMethods = ["GET", "HEAD"]
+    /// Methods answered on one path only: the apps' app-open beacon (`AppOpenBeacon`).
+    public static let publicPathMethods = [AppOpenBeacon.path: ["POST"]]
     /// The admin listener's methods: the REST API's, and those it answers 405 with an `Allow` header.
     public static let adminAllowedMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]
     /// How long a stopping server waits for requests in flight.
@@ -137,6 +139,13 @@ public struct ServerConfiguration: Sendable, Equatable {
         return (c, out)
     }
 
+    /// The public listener's head checks: GET and HEAD everywhere, POST on the beacon's path.
+    var publicHeadLimits: RequestHeadLimits {
+        var limits = RequestHeadLimits(headBytes: requestHeadBytes, lineBytes: requestLineBytes, allowedMethods: Self.allowedMethods)
+        limits.pathMethods = Self.publicPathMethods
+        return limits
+    }
+
     /// The public daemon's options: the limits of docs/reference/limits.md.
     public func daemonOptions(
         logger: (@Sendable (String) -> Void)? = nil, onConnectionEvent: (@Sendable (HTTPConnectionEvent) -> Void)? = nil
@@ -145,7 +154,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             listen: listen, threads: threads, connectionLimit: connectionLimit, perIPConnectionLimit: perIPConnectionLimit,
             perIPLimitExemptions: trustedProxies, connectionTimeoutSeconds: connectionTimeoutSeconds,
             requestHeadTimeoutSeconds: requestHeadTimeoutSeconds,
-            headLimits: RequestHeadLimits(headBytes: requestHeadBytes, lineBytes: requestLineBytes, allowedMethods: Self.allowedMethods),
+            headLimits: publicHeadLimits,
             connectionMemoryLimit: requestHeaderMemoryBytes, requestBodyLimit: 0, logger: logger, onConnectionEvent: onConnectionEvent)
     }
 

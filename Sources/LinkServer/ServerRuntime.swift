@@ -30,6 +30,9 @@ public final class ServerRuntime: Sendable {
     /// Keeps the served short links up to date (`linksChanged()`, `startLinkRefresher()`).
     public let linkRefresher: LinkRefresher
 
+    /// App-open beacons per client address (`AppOpenBeacon`).
+    let beaconLimiter = BeaconRateLimiter()
+
     /// Whether links can be written, for /readyz, /metrics and the admin API.
     public var storeStatus: LinkStoreStatus { linkRefresher.status }
 
@@ -192,7 +195,14 @@ public final class ServerRuntime: Sendable {
     struct PublicHandler: HTTPHandler {
         let runtime: ServerRuntime
 
+        /// Only the app-open beacon's POST reaches here (`ServerConfiguration.publicPathMethods`):
+        /// its body is read up to the beacon's limit.
+        func headReceived(_ request: HTTPRequest) -> HTTPHeadDecision {
+            .readBody(limit: AppOpenBeacon.bodyLimit)
+        }
+
         func handle(_ request: HTTPRequest) -> HTTPResponse {
+            if request.method == "POST" { return appOpen(request) }
             let start = ContinuousClock.now
             let facts = RequestFacts(request)
             let snapshot = runtime.snapshot
@@ -209,6 +219,18 @@ public final class ServerRuntime: Sendable {
             request.attach(AnsweredRequest(
                 site: result.site, kind: result.kind, route: result.route, client: result.client, scheme: result.scheme,
                 path: path, seconds: seconds))
+            return result.response
+        }
+
+        /// `POST /.well-known/linkwell/opens`, the one POST the head check lets through.
+        func appOpen(_ request: HTTPRequest) -> HTTPResponse {
+            let start = ContinuousClock.now
+            let snapshot = runtime.snapshot
+            let result = AppOpenBeacon.answer(request, snapshot: snapshot, limiter: runtime.beaconLimiter, counter: runtime.clicks)
+            let elapsed = ContinuousClock.now - start
+            request.attach(AnsweredRequest(
+                site: result.site, kind: result.kind, route: result.route, client: result.client, scheme: result.scheme,
+                path: AppOpenBeacon.path, seconds: Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)))
             return result.response
         }
     }

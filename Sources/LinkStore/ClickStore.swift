@@ -120,6 +120,10 @@ public struct ClickReport: Sendable, Equatable, Codable {
     public var months: [Count] = []
     /// Per route (code "") and per short link, most clicks first.
     public var links: [LinkCount] = []
+    /// Times a link opened the app (first opens and re-opens, as the apps reported them).
+    public var appOpens = 0
+    /// App opens that were the first launch after an install.
+    public var firstOpens = 0
 
     /// No clicks.
     public init() {}
@@ -201,7 +205,7 @@ extension LinkStore {
         }
     }
 
-    private static func insertChunks<Row>(
+    static func insertChunks<Row>(
         _ db: any DatabaseConnection, _ rows: [Row], keys: [String], counts: [String], table: String, values: (Row, inout [SQLValue]) -> Void
     ) throws(LinkStoreError) {
         guard !rows.isEmpty else { return }
@@ -293,23 +297,7 @@ extension LinkStore {
             var links: [String: ClickReport.LinkCount] = [:]
             for (table, period, refTable) in [("clicks_daily", "day", "click_referrers_daily"), ("clicks_monthly", "month", "click_referrers_monthly")] {
                 let monthly = period == "month"
-                var filters: [String] = []
-                var bindings: [SQLValue] = []
-                for (column, value) in [("site", query.site), ("code", query.code), ("route", query.route)] {
-                    if let value {
-                        filters.append("\(column) = ?")
-                        bindings.append(.text(value))
-                    }
-                }
-                if let since = query.since {
-                    filters.append("\(period) >= ?")
-                    bindings.append(.integer(Int64(monthly ? since / 100 : since)))
-                }
-                if let until = query.until {
-                    filters.append("\(period) <= ?")
-                    bindings.append(.integer(Int64(monthly ? until / 100 : until)))
-                }
-                let whereClause = filters.isEmpty ? "" : "WHERE " + filters.joined(separator: " AND ")
+                let (whereClause, bindings) = LinkStore.whereClause(query, period: period)
                 let counts = ClickCountRow.countColumns
                 var tableTotal = 0
                 try db.query("SELECT \(counts.map { "SUM(\($0))" }.joined(separator: ", ")) FROM \(table) \(whereClause)", bindings) { r in
@@ -345,11 +333,39 @@ extension LinkStore {
                 }
                 if tableTotal > inReferrerRows { referrers[ReferrerHost.none, default: 0] += tableTotal - inReferrerRows }
             }
+            let opens = try LinkStore.appOpenTotals(db, query)
+            report.appOpens = opens.firstOpens + opens.reopens
+            report.firstOpens = opens.firstOpens
             report.referrers = referrers.map { ClickReport.Count(name: $0.key, clicks: $0.value) }
                 .sorted { ($0.clicks, $1.name) > ($1.clicks, $0.name) }
             report.links = links.values.sorted { ($0.clicks, $1.site, $1.code, $1.route) > ($1.clicks, $0.site, $0.code, $0.route) }
             return report
         }
+    }
+}
+
+extension LinkStore {
+    /// The `WHERE` clause (empty without filters) and its bindings of `query` over a table keyed by
+    /// site, code, route and `period` (`day`, or `month`: the days are compared as their months).
+    static func whereClause(_ query: ClickQuery, period: String) -> (String, [SQLValue]) {
+        let monthly = period == "month"
+        var filters: [String] = []
+        var bindings: [SQLValue] = []
+        for (column, value) in [("site", query.site), ("code", query.code), ("route", query.route)] {
+            if let value {
+                filters.append("\(column) = ?")
+                bindings.append(.text(value))
+            }
+        }
+        if let since = query.since {
+            filters.append("\(period) >= ?")
+            bindings.append(.integer(Int64(monthly ? since / 100 : since)))
+        }
+        if let until = query.until {
+            filters.append("\(period) <= ?")
+            bindings.append(.integer(Int64(monthly ? until / 100 : until)))
+        }
+        return (filters.isEmpty ? "" : "WHERE " + filters.joined(separator: " AND "), bindings)
     }
 }
 
@@ -397,6 +413,11 @@ extension ClickReport {
             var site, code, route: String
             var clicks: Int
         }
+        /// Clicks → app opens → first opens: how many link requests there were, how often a
+        /// link opened the app, and how many of those were the first launch after an install.
+        public struct Funnel: Encodable, Sendable {
+            var clicks, appOpens, firstOpens, reopens: Int
+        }
         var query: Query
         var total, humans, crawlers: Int
         var inAppBrowser, crawler: YesNo
@@ -405,6 +426,7 @@ extension ClickReport {
         var days: [Day]
         var months: [Month]
         var links: [Link]
+        var funnel: Funnel
     }
 
     /// This report as `linkwell stats --json` prints it, for `query`.
@@ -420,6 +442,7 @@ extension ClickReport {
             referrers: referrers.map { .init(host: $0.name, clicks: $0.clicks) },
             days: days.map { .init(day: $0.name, clicks: $0.clicks) },
             months: months.map { .init(month: $0.name, clicks: $0.clicks) },
-            links: links.map { .init(site: $0.site, code: $0.code, route: $0.route, clicks: $0.clicks) })
+            links: links.map { .init(site: $0.site, code: $0.code, route: $0.route, clicks: $0.clicks) },
+            funnel: .init(clicks: total, appOpens: appOpens, firstOpens: firstOpens, reopens: appOpens - firstOpens))
     }
 }

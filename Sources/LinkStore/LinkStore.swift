@@ -80,6 +80,8 @@ public final class LinkStore: Sendable {
         (7, "click tables keyed by their primary key", LinkStore.clickTablesWithoutRowid),
         // The links change log (LinkStore+Changes.swift): the refresher reads only what changed.
         LinkStore.changeLogMigration,
+        // App-open counts per link, route and day (AppOpenStore.swift).
+        LinkStore.appOpenMigration,
     ]
 
     /// The schema version this build writes.

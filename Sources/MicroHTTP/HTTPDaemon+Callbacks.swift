@@ -331,7 +331,7 @@ enum MHDCallbacks {
                 }
             }
             request.bodyLimit = daemon.requestBodyLimit
-            guard daemon.collectsRequestBodies else { return .YES }
+            guard daemon.collectsRequestBodies || daemon.headLimits.isPathMethod(request.method) else { return .YES }
             // Before any body byte: the handler may refuse now (a missing token) or set this
             // request's own body limit.
             let headRequest = HTTPRequest(
@@ -355,7 +355,7 @@ enum MHDCallbacks {
         }
         if uploadDataSize.pointee != 0 {
             request.uploadedBytes += uploadDataSize.pointee
-            if daemon.collectsRequestBodies {
+            if daemon.collectsRequestBodies || daemon.headLimits.isPathMethod(request.method) {
                 if request.uploadedBytes > request.bodyLimit {
                     request.bodyTooLarge = true
                     request.body = []

@@ -26,6 +26,10 @@ public struct RequestHeadLimits: Sendable, Equatable {
     public var lineBytes: Int
     /// Methods the handler answers; others get 405 at once. nil = any method.
     public var allowedMethods: [String]?
+    /// Methods answered on one path only, besides `allowedMethods` (path → methods), compared
+    /// with the target's path as sent (`/.well-known/linkwell/opens` → `["POST"]`). The daemon
+    /// collects such a request's body (`HTTPHandler.headReceived` sets its limit).
+    public var pathMethods: [String: [String]] = [:]
     /// When true a `GET` or `HEAD` request that announces a body (`Content-Length` > 0 or
     /// `Transfer-Encoding`) is refused with 400: nothing here reads it, and an unread body would
     /// be taken as the next request.
@@ -36,6 +40,22 @@ public struct RequestHeadLimits: Sendable, Equatable {
         self.lineBytes = lineBytes
         self.allowedMethods = allowedMethods
         self.refuseBodiesOnGetAndHead = refuseBodiesOnGetAndHead
+    }
+}
+
+extension RequestHeadLimits {
+    /// True when `method` is not one of `allowedMethods` but `pathMethods` allows it on the
+    /// path of `rawTarget` (the query is not part of the path).
+    public func allowsOnPath(_ method: String, rawTarget: String) -> Bool {
+        guard !pathMethods.isEmpty else { return false }
+        let path = rawTarget.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? rawTarget
+        return pathMethods[path]?.contains(method) == true
+    }
+
+    /// True for a method only `pathMethods` allows (the head check let it through on its path).
+    public func isPathMethod(_ method: String) -> Bool {
+        guard !pathMethods.isEmpty, let allowed = allowedMethods else { return false }
+        return !allowed.contains(method)
     }
 }
 
@@ -135,7 +155,7 @@ enum RequestHeadCheck {
             }
             contentLength = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
         }
-        if let allowed = limits.allowedMethods, !allowed.contains(method) {
+        if let allowed = limits.allowedMethods, !allowed.contains(method), !limits.allowsOnPath(method, rawTarget: rawTarget) {
             return RequestHeadRejection(status: 405, reason: "the method \(method) is not allowed here",
                                         extraHeaders: [("Allow", allowed.joined(separator: ", "))])
         }

@@ -12,6 +12,8 @@ enum StatsCommand: LinkwellCommand {
         abstract: "Click counts per short link, route and day (platform, outcome, referrer).",
         options: [CommonOptions.config.spec, link.spec, route.spec, site.spec, since.spec, until.spec, CommonOptions.json.spec],
         discussion: """
+            The funnel adds the app opens the apps reported (POST /.well-known/linkwell/opens): first
+            opens after an install and re-opens.
             'linkwell serve' counts clicks in memory and writes them every storage.clicks.flushSeconds
             (default 10) and at SIGHUP/SIGTERM, so the last seconds of a running server are not here yet.
             Days older than storage.clicks.retentionDays (default 400) are kept as months. Stored: the
@@ -86,7 +88,7 @@ enum StatsCommand: LinkwellCommand {
             scope.append("\(query.since.map(ClickDay.text) ?? "…") to \(query.until.map(ClickDay.text) ?? "…")")
         }
         Output.out("Clicks\(scope.isEmpty ? "" : " of " + scope.joined(separator: ", ")) in \(path)")
-        guard r.total > 0 else {
+        guard r.total > 0 || r.appOpens > 0 else {
             Output.out(exists
                 ? "No clicks match. 'linkwell serve' writes them every storage.clicks.flushSeconds (default 10 s) and when it stops."
                 : "No clicks yet: the database does not exist; 'linkwell serve' creates it at its first flush.")
@@ -95,6 +97,7 @@ enum StatsCommand: LinkwellCommand {
         func pct(_ n: Int) -> String { String(format: "%5.1f%%", 100 * Double(n) / Double(max(r.total, 1))) }
         Output.out("")
         Output.out("total \(r.total): humans \(r.humans), crawlers \(r.crawlers), in-app browsers \(r.inAppBrowser)")
+        funnel(r)
         section("PLATFORM", r.platforms.map { ($0.name, $0.clicks) }, pct)
         section("OUTCOME", r.outcomes.map { ($0.name, $0.clicks) }, pct)
         section("IN-APP BROWSER", [("yes", r.inAppBrowser), ("no", r.total - r.inAppBrowser)], pct)
@@ -109,6 +112,19 @@ enum StatsCommand: LinkwellCommand {
                 return ("\(l.site) \(what)", l.clicks)
             }, pct)
             if r.links.count > 10 { Output.out("  … \(r.links.count - 10) more (--json lists them)") }
+        }
+    }
+
+    /// Clicks → app opens → first opens, each as a share of the clicks.
+    static func funnel(_ r: ClickReport) {
+        func share(_ n: Int) -> String { r.total == 0 ? "" : String(format: "  %5.1f%% of clicks", 100 * Double(n) / Double(r.total)) }
+        let rows = [("clicks", r.total, ""), ("app opens", r.appOpens, share(r.appOpens)),
+                    ("first opens", r.firstOpens, share(r.firstOpens)), ("re-opens", r.appOpens - r.firstOpens, share(r.appOpens - r.firstOpens))]
+        Output.out("")
+        Output.out("FUNNEL         COUNT")
+        for (name, n, note) in rows {
+            let number = String(n)
+            Output.out(name.padding(toLength: 11, withPad: " ", startingAt: 0) + String(repeating: " ", count: max(0, 10 - number.count)) + number + note)
         }
     }
 

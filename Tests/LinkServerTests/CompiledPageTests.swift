@@ -12,13 +12,26 @@ import MicroHTTP
 
 @Suite("Compiled pages: byte-identical to rendering")
 struct CompiledPageTests {
-    static let configs = ["linkwell", "fitconnect", "diallodev", "computers", "coffeebreak"]
+    static let configs = ["linkwell", "fitconnect", "diallodev", "computers", "coffeebreak", "fitconnect-clipboard"]
 
     static func path(_ name: String) -> String {
-        name == "linkwell"
+        if name == "fitconnect-clipboard" { return clipboardConfig }
+        return name == "linkwell"
             ? Fixture.root.appendingPathComponent("config/linkwell.json5").path
             : Fixture.root.appendingPathComponent("config/examples/\(name).json5").path
     }
+
+    /// FitConnect with the iOS clipboard hand-off (`deferredLinks`): its App Store button carries the link.
+    static let clipboardConfig: String = {
+        let text = try! String(contentsOfFile: path("fitconnect"), encoding: .utf8)
+            .replacingOccurrences(of: #"domains: ["fitconnect.app"],"#, with: #"domains: ["fitconnect.app"], deferredLinks: { ios: "clipboard" },"#)
+        precondition(text.contains("deferredLinks"))
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("clipboard-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let file = dir.appendingPathComponent("linkwell.json5").path
+        try! text.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }()
 
     static let userAgents: [String?] = [
         nil,
@@ -71,6 +84,7 @@ struct CompiledPageTests {
         let landing = renderer.landing
         var compiled = 0
         var total = 0
+        var handOffs = 0
         let links = Self.links(snapshot.table)
         #expect(!links.isEmpty)
         for (site, match) in links {
@@ -89,6 +103,7 @@ struct CompiledPageTests {
                         if let fast { #expect(fast == .redirect(target), "\(config) \(match) \(ua ?? "-")") }
                     case .landing:
                         let slow = landing.page(for: match, site: site, browser: browser, acceptLanguage: lang).body
+                        if String(decoding: slow, as: UTF8.self).contains("data-linkwell-copy=") { handOffs += 1 }
                         if let fast {
                             #expect(fast == .page(slow), "\(config) route \(match.route) \(match.parameters) UA \(ua ?? "-") lang \(lang ?? "-")")
                         }
@@ -118,6 +133,8 @@ struct CompiledPageTests {
         // Nearly every request is compiled: only `.`/`..` values (and nothing else) go the slow way.
         let slowExpected = links.filter { $0.1.parameters.values.contains { !CompiledLandingPage.isPlain($0) } }.count
         #expect(compiled == total - slowExpected * Self.userAgents.count * Self.languages.count, "\(config): \(compiled) of \(total) compiled")
+        // Only the opt-in site's iPhone and iPad pages carry the clipboard hand-off.
+        #expect((handOffs > 0) == (config == "fitconnect-clipboard"), "\(config): \(handOffs) pages with the clipboard hand-off")
     }
 
     @Test("not-found page: the prepared one per site, platform and language is the rendered one", arguments: configs)
