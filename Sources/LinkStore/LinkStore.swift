@@ -78,6 +78,7 @@ public final class LinkStore: Sendable {
             """
         ),
         (7, "click tables keyed by their primary key", LinkStore.clickTablesWithoutRowid),
+        LinkStore.auditMigration,
     ]
 
     /// The schema version this build writes.
