@@ -1,0 +1,158 @@
+// The console's templates and stylesheet, compiled into the binary (the admin listener serves
+// them; the public listener has no path to them). Rendered by the landing pages' Mustache engine
+// in HTML mode, so every value is escaped for where it lands. No script: every task is a form.
+
+import LandingPages
+
+enum ConsoleTemplates {
+    static let partials: [String: String] = [
+        "head": """
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="color-scheme" content="light dark">
+            <meta name="referrer" content="no-referrer">
+            <link rel="stylesheet" href="/console/console.css">
+            """,
+        "begin": """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            {{> head}}
+            <title>{{title}} · Linkwell console</title>
+            </head>
+            <body>
+            {{> nav}}
+            """,
+        "end": """
+            </body>
+            </html>
+            """,
+        "nav": """
+            <header class="top"><p class="brand"><a href="/">Linkwell console</a></p>
+            {{#user}}<nav aria-label="Console"><ul>
+            <li><a href="/"{{#onLinks}} aria-current="page"{{/onLinks}}>Links</a></li>
+            {{#canAudit}}<li><a href="/console/audit"{{#onAudit}} aria-current="page"{{/onAudit}}>Audit log</a></li>{{/canAudit}}
+            </ul></nav>
+            <form class="who" method="post" action="/console/sign-out"><span>{{user}} <span class="scope">({{scope}})</span></span>
+            <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Sign out</button></form>{{/user}}
+            </header>
+            """,
+        "flash": """
+            {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+            {{#problem}}<p class="problem" role="alert">{{problem}}</p>{{/problem}}
+            """,
+    ]
+
+    static let signIn = """
+        {{> begin}}
+        <main class="narrow">
+        <h1>Sign in</h1>
+        {{> flash}}
+        <form method="post" action="/console/sign-in">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="token">API token</label>
+        <input id="token" name="token" type="password" autocomplete="current-password" required{{#problem}} aria-describedby="sign-in-problem"{{/problem}}>
+        <p class="hint">A token from <code>linkwell tokens create --scope read|write|admin</code>. It is sent once and never shown in an address or a log.</p>
+        <button type="submit">Sign in</button>
+        </form>
+        </main>
+        {{> end}}
+        """
+
+    static let links = """
+        {{> begin}}
+        <main>
+        <h1>Links</h1>
+        {{> flash}}
+        <form class="filter" method="get" action="/">
+        <label for="site">Site</label>
+        <select id="site" name="site">{{#sites}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/sites}}</select>
+        <button type="submit">Show</button>
+        </form>
+        {{#hasLinks}}<div class="table-wrap"><table>
+        <caption>Short links of {{site}}{{#more}} (first {{count}}){{/more}}</caption>
+        <thead><tr><th scope="col">Code</th><th scope="col">Target</th><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Action</th></tr></thead>
+        <tbody>
+        {{#links}}<tr><td><code>{{code}}</code></td><td class="url">{{target}}</td><td>{{title}}</td><td><span class="status {{status}}">{{status}}</span></td>
+        <td>{{#canWrite}}<form method="post" action="/console/links/toggle"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="site" value="{{site}}"><input type="hidden" name="code" value="{{code}}"><input type="hidden" name="action" value="{{action}}"><button type="submit" aria-label="{{actionLabel}} {{code}}">{{actionLabel}}</button></form>{{/canWrite}}{{^canWrite}}<span class="muted">read only</span>{{/canWrite}}</td></tr>
+        {{/links}}</tbody>
+        </table></div>
+        {{#next}}<p><a href="{{next}}">Next page</a></p>{{/next}}{{/hasLinks}}
+        {{^hasLinks}}<p>No short links on {{site}} yet.</p>{{/hasLinks}}
+        </main>
+        {{> end}}
+        """
+
+    static let audit = """
+        {{> begin}}
+        <main>
+        <h1>Audit log</h1>
+        <div class="table-wrap"><table>
+        <caption>Every write, newest first</caption>
+        <thead><tr><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Link</th><th scope="col">Outcome</th><th scope="col">From</th></tr></thead>
+        <tbody>
+        {{#entries}}<tr><td>{{at}}</td><td>{{actor}} <span class="muted">({{via}})</span></td><td>{{action}}</td><td>{{link}}</td><td>{{outcome}}</td><td>{{client}}</td></tr>
+        {{/entries}}</tbody>
+        </table></div>
+        {{#next}}<p><a href="{{next}}">Older entries</a></p>{{/next}}
+        </main>
+        {{> end}}
+        """
+
+    static let message = """
+        {{> begin}}
+        <main class="narrow">
+        <h1>{{title}}</h1>
+        <p>{{message}}</p>
+        <p><a href="/">Back to the console</a></p>
+        </main>
+        {{> end}}
+        """
+
+    static let stylesheet = """
+        :root { color-scheme: light dark; --fg: #1d1d1f; --bg: #fafafa; --card: #fff; --accent: #3b4cca; --on-accent: #fff; --muted: #56565c; --line: #d2d2d7; --bad: #a4161a; --good: #17613a; }
+        @media (prefers-color-scheme: dark) { :root { --fg: #f5f5f7; --bg: #111113; --card: #1c1c1f; --accent: #8c9bff; --on-accent: #0b0b10; --muted: #b4b4ba; --line: #3a3a3f; --bad: #ff8a8f; --good: #7ddc9f; } }
+        * { box-sizing: border-box; }
+        body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; color: var(--fg); background: var(--bg); }
+        header.top { display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: center; padding: .75rem 1rem; border-bottom: 1px solid var(--line); background: var(--card); }
+        .brand { margin: 0; font-weight: 700; }
+        .brand a { color: var(--fg); text-decoration: none; }
+        nav ul { display: flex; gap: 1rem; margin: 0; padding: 0; list-style: none; }
+        nav a[aria-current] { font-weight: 700; }
+        .who { margin-left: auto; display: flex; gap: .5rem; align-items: center; }
+        main { max-width: 72rem; margin: 0 auto; padding: 1.5rem 1rem; }
+        main.narrow { max-width: 30rem; }
+        h1 { font-size: 1.6rem; margin: 0 0 1rem; }
+        a { color: var(--accent); }
+        label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
+        .filter label { display: inline; margin-right: .5rem; }
+        input, select, button { font: inherit; min-height: 44px; padding: .4rem .6rem; border-radius: .4rem; border: 1px solid var(--line); background: var(--card); color: var(--fg); }
+        input[type=password], input[type=text] { width: 100%; }
+        button { background: var(--accent); color: var(--on-accent); border-color: var(--accent); font-weight: 600; cursor: pointer; }
+        button:focus-visible, a:focus-visible, input:focus-visible, select:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+        .hint, .muted, .scope { color: var(--muted); font-size: .9rem; }
+        .notice { padding: .6rem .8rem; border-left: 4px solid var(--good); background: var(--card); }
+        .problem { padding: .6rem .8rem; border-left: 4px solid var(--bad); background: var(--card); color: var(--bad); }
+        .table-wrap { overflow-x: auto; }
+        table { border-collapse: collapse; width: 100%; margin: 1rem 0; font-size: .95rem; }
+        caption { text-align: left; font-weight: 600; padding: .25rem 0; }
+        th, td { text-align: left; vertical-align: top; padding: .45rem .5rem; border-bottom: 1px solid var(--line); }
+        td.url { overflow-wrap: anywhere; max-width: 28rem; }
+        .status.disabled, .status.expired { color: var(--bad); font-weight: 600; }
+        .status.live { color: var(--good); font-weight: 600; }
+        td form button { min-height: 36px; padding: .2rem .6rem; }
+        """
+
+    /// Every page, compiled once.
+    struct Compiled: Sendable {
+        let signIn, links, audit, message: Template
+    }
+
+    static let compiled: Compiled = {
+        func page(_ name: String, _ source: String) -> Template {
+            // The sources are constants: a compile error is a bug the console tests catch at once.
+            try! Template(name: "console/\(name)", source: source, mode: .html, partials: partials)
+        }
+        return Compiled(signIn: page("sign-in", signIn), links: page("links", links), audit: page("audit", audit), message: page("message", message))
+    }()
+}
