@@ -264,7 +264,7 @@ final class Console: Sendable {
 
     static let pageHeaders: [(String, String)] = [
         ("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"), ("Content-Security-Policy", csp),
-        ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"),
+        ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin"), ("X-Frame-Options", "DENY"),
     ]
 
     private func redirect(_ location: String, cookies: [String] = []) -> HTTPResponse {

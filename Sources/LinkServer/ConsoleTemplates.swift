@@ -10,7 +10,7 @@ enum ConsoleTemplates {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="color-scheme" content="light dark">
-            <meta name="referrer" content="no-referrer">
+            <meta name="referrer" content="same-origin">
             <link rel="stylesheet" href="/console/console.css">
             """,
         "begin": """
@@ -73,8 +73,8 @@ enum ConsoleTemplates {
         <caption>Short links of {{site}}{{#more}} (first {{count}}){{/more}}</caption>
         <thead><tr><th scope="col">Code</th><th scope="col">Target</th><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Action</th></tr></thead>
         <tbody>
-        {{#links}}<tr><td><code>{{code}}</code></td><td class="url">{{target}}</td><td>{{title}}</td><td><span class="status {{status}}">{{status}}</span></td>
-        <td>{{#canWrite}}<form method="post" action="/console/links/toggle"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="site" value="{{site}}"><input type="hidden" name="code" value="{{code}}"><input type="hidden" name="action" value="{{action}}"><button type="submit" aria-label="{{actionLabel}} {{code}}">{{actionLabel}}</button></form>{{/canWrite}}{{^canWrite}}<span class="muted">read only</span>{{/canWrite}}</td></tr>
+        {{#links}}<tr><td data-label="Code"><code>{{code}}</code></td><td class="url" data-label="Target">{{target}}</td><td data-label="Title">{{title}}</td><td data-label="Status"><span class="status {{status}}">{{status}}</span></td>
+        <td data-label="Action">{{#canWrite}}<form method="post" action="/console/links/toggle"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="site" value="{{site}}"><input type="hidden" name="code" value="{{code}}"><input type="hidden" name="action" value="{{action}}"><button type="submit" aria-label="{{actionLabel}} {{code}}">{{actionLabel}}</button></form>{{/canWrite}}{{^canWrite}}<span class="muted">read only</span>{{/canWrite}}</td></tr>
         {{/links}}</tbody>
         </table></div>
         {{#next}}<p><a href="{{next}}">Next page</a></p>{{/next}}{{/hasLinks}}
@@ -91,7 +91,7 @@ enum ConsoleTemplates {
         <caption>Every write, newest first</caption>
         <thead><tr><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Link</th><th scope="col">Outcome</th><th scope="col">From</th></tr></thead>
         <tbody>
-        {{#entries}}<tr><td>{{at}}</td><td>{{actor}} <span class="muted">({{via}})</span></td><td>{{action}}</td><td>{{link}}</td><td>{{outcome}}</td><td>{{client}}</td></tr>
+        {{#entries}}<tr><td data-label="When">{{at}}</td><td data-label="Who">{{actor}} <span class="muted">({{via}})</span></td><td data-label="What">{{action}}</td><td data-label="Link">{{link}}</td><td data-label="Outcome">{{outcome}}</td><td data-label="From">{{client}}</td></tr>
         {{/entries}}</tbody>
         </table></div>
         {{#next}}<p><a href="{{next}}">Older entries</a></p>{{/next}}
@@ -141,6 +141,15 @@ enum ConsoleTemplates {
         .status.disabled, .status.expired { color: var(--bad); font-weight: 600; }
         .status.live { color: var(--good); font-weight: 600; }
         td form button { min-height: 36px; padding: .2rem .6rem; }
+        /* A phone: each row a card, each cell labelled by its column. */
+        @media (max-width: 40rem) {
+          table, caption, tbody, tr, td { display: block; width: 100%; }
+          thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+          tr { padding: .5rem 0; border-bottom: 1px solid var(--line); }
+          td { border: 0; padding: .15rem 0; display: grid; grid-template-columns: 5.5rem 1fr; gap: .5rem; }
+          td::before { content: attr(data-label); font-weight: 600; color: var(--muted); }
+          td.url { max-width: none; }
+        }
         """
 
     /// Every page, compiled once.
