@@ -10,16 +10,10 @@ import pytest
 import requests
 
 from conftest import ROOT
+from test_console import config  # noqa: F401 (the fixture)
 from test_api import api, cli
 
 WIDTHS = {"desktop": (1280, 860, False), "phone": (375, 780, True)}
-
-
-@pytest.fixture
-def config(tmp_path):
-    cfg = tmp_path / "linkwell.json5"
-    cfg.write_text((ROOT / "config" / "examples" / "fitconnect.json5").read_text())
-    return cfg
 
 
 @pytest.fixture

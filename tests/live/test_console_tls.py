@@ -8,18 +8,11 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from test_console import config  # noqa: F401 (the fixture)
 from test_api import cli
 from test_deploy import CADDY_GLOBAL, free_port, wait_port
 
 HOST = "console.test"
-
-
-@pytest.fixture
-def config(tmp_path):
-    cfg = tmp_path / "linkwell.json5"
-    cfg.write_text((ROOT / "config" / "examples" / "fitconnect.json5").read_text())
-    return cfg
 
 
 @pytest.fixture

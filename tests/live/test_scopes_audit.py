@@ -8,15 +8,8 @@ import sqlite3
 
 import pytest
 
-from conftest import ROOT
+from test_console import config  # noqa: F401 (the fixture)
 from test_api import api, cli
-
-
-@pytest.fixture
-def config(tmp_path):
-    cfg = tmp_path / "linkwell.json5"
-    cfg.write_text((ROOT / "config" / "examples" / "fitconnect.json5").read_text())
-    return cfg
 
 
 def test_scopes_are_enforced_and_every_write_is_audited(config, start_server):
