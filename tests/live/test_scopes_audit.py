@@ -6,8 +6,6 @@ pages newest first."""
 import json
 import sqlite3
 
-import pytest
-
 from test_console import config  # noqa: F401 (the fixture)
 from test_api import api, cli
 
