@@ -3,7 +3,6 @@
 
 import Foundation
 import LinkRouting
-import LinkwellJSON
 import Testing
 
 @testable import LinkStore
