@@ -37,7 +37,7 @@ extension AdminAPI {
             audit(actor.entry(
                 "refused", site: nil, code: nil,
                 detail: ["method": .string(request.method), "path": .string(String(request.rawPath))],
-                outcome: "refused: insufficient_scope (\(actor.scope.rawValue) token)"))
+                outcome: "refused: insufficient_scope (\(actor.scope.rawValue) scope)"))
         }
         return error(
             403, "insufficient_scope",

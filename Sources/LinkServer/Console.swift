@@ -55,10 +55,60 @@ final class Console: Sendable {
         var visit = Visit(
             request: request, client: trust.client, secure: trust.scheme == "https",
             origin: "\(trust.scheme)://\(trust.host ?? request.header("Host") ?? "")")
-        if let id = Self.cookie(request, Self.cookie), let session = liveSession(id) {
-            (visit.session, visit.sessionID) = (session, id)
-            request.attach(AdminRequestNote(tokenName: session.name))
+        let sso: (user: String, scope: TokenScope)?
+        switch singleSignOn(request) {
+        case let .refused(response): return response
+        case let .user(user, scope): sso = (user, scope)
+        case .none: sso = nil
         }
+        if let id = Self.cookie(request, Self.cookie), let session = liveSession(id),
+           session.via == "sso" ? session.name == sso?.user : sso == nil {
+            (visit.session, visit.sessionID) = (session, id)
+            if let sso { visit.session?.scope = sso.scope }
+        }
+        var newCookie: String?
+        if visit.session == nil, let sso {
+            // Signed in by the proxy: a session of its own, so the forms carry a CSRF secret.
+            let now = Date()
+            let session = ConsoleSession(tokenHash: "", name: sso.user, via: "sso", scope: sso.scope, csrf: ConsoleSessions.secret(), created: now, lastSeen: now)
+            let id = sessions.start(session)
+            (visit.session, visit.sessionID) = (session, id)
+            newCookie = Self.sessionCookie(Self.cookie, id, secure: visit.secure, maxAge: Int(ConsoleSessions.maximumAge))
+        }
+        if let session = visit.session { request.attach(AdminRequestNote(tokenName: session.name)) }
+        let response = route(visit)
+        guard let newCookie, case let .dynamic(status, headers, body) = response else { return response }
+        return .dynamic(status: status, headers: headers + [("Set-Cookie", newCookie)], body: body)
+    }
+
+    /// The user and role an authenticating proxy names (`server.consoleUserHeader`,
+    /// `consoleRoleHeader`), believed only from `server.consoleSSOProxies`; from any other peer
+    /// the headers are ignored (and logged). A role that is not a scope is refused.
+    enum SingleSignOn {
+        case none, user(String, TokenScope), refused(HTTPResponse)
+    }
+
+    private func singleSignOn(_ request: HTTPRequest) -> SingleSignOn {
+        let server = runtime.snapshot.server
+        guard let header = server.consoleUserHeader, let user = request.header(header)?.trimmingCharacters(in: .whitespaces), !user.isEmpty else {
+            return .none
+        }
+        guard ProxyTrust(networks: server.consoleSSOProxies).trusts(request.peerAddress) else {
+            runtime.log.event("console_sso_ignored", [("client", .string(request.peerAddress)), ("reason", .string("not one of server.consoleSSOProxies"))])
+            return .none
+        }
+        let role = server.consoleRoleHeader.flatMap { request.header($0) }?.trimmingCharacters(in: .whitespaces) ?? "read"
+        guard let scope = TokenScope(rawValue: role.lowercased()) else {
+            runtime.log.event("console_refused", [("reason", .string("sso_role")), ("client", .string(request.peerAddress)), ("user", .string(user))])
+            return .refused(.dynamic(status: 403, headers: Self.pageHeaders, body: ConsoleTemplates.compiled.message.renderBytes([
+                "title": "Not allowed", "message": .string("The proxy named the role '\(role)' for \(user); the console knows read, write and admin. Nothing was shown or changed."),
+            ])))
+        }
+        return .user(user, scope)
+    }
+
+    private func route(_ visit: Visit) -> HTTPResponse {
+        let request = visit.request
         let path = request.rawPath
         if request.method == "POST" { return post(path, visit) }
         switch path {
@@ -105,7 +155,7 @@ final class Console: Sendable {
             guard session.scope.allows(.write) else {
                 audit(AdminActor(name: session.name, via: session.via, scope: session.scope, client: visit.client).entry(
                     "refused", site: form["site"], code: form["code"], detail: ["path": .string(String(path))],
-                    outcome: "refused: insufficient_scope (\(session.scope.rawValue) token)"))
+                    outcome: "refused: insufficient_scope (\(session.scope.rawValue) scope)"))
                 return message(visit, "Not allowed", "Your token has scope '\(session.scope.rawValue)', which cannot change links; sign in with a write token. Nothing was changed.", status: 403)
             }
             return toggle(visit, session: session, form: form)
@@ -277,6 +327,7 @@ final class Console: Sendable {
     /// as stored now); a session whose token is gone is ended.
     private func liveSession(_ id: String) -> ConsoleSession? {
         guard var session = sessions.session(id) else { return nil }
+        if session.via == "sso" { return session }  // the proxy vouches for it on every request
         guard let tokens = storedTokens() else { return nil }
         guard let token = tokens.first(where: { BearerToken.constantTimeEqual(Array($0.hash.utf8), Array(session.tokenHash.utf8)) }), !token.revoked else {
             sessions.end(tokenHash: session.tokenHash)

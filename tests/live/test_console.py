@@ -119,7 +119,7 @@ def test_console_sign_in_forms_and_refusals(config, start_server):
     entries = api(server, "GET", "/api/v1/audit", token=admin)[2]["entries"]
     assert [(e["actor"], e["via"], e["action"], e["outcome"]) for e in entries[:4]] == [
         ("marketing", "console", "link.update", "ok"),
-        ("dash", "console", "refused", "refused: insufficient_scope (read token)"),
+        ("dash", "console", "refused", "refused: insufficient_scope (read scope)"),
         ("marketing", "console", "refused", "refused: origin"),
         ("marketing", "console", "refused", "refused: csrf"),
     ]

@@ -45,10 +45,10 @@ def test_scopes_are_enforced_and_every_write_is_audited(config, start_server):
     entries = body["entries"]
     assert [(e["actor"], e["action"], e["outcome"]) for e in entries] == [
         ("ci", "link.delete", "ok"), ("ci", "link.update", "ok"),
-        ("dash", "refused", "refused: insufficient_scope (read token)"),
-        ("dash", "refused", "refused: insufficient_scope (read token)"),
+        ("dash", "refused", "refused: insufficient_scope (read scope)"),
+        ("dash", "refused", "refused: insufficient_scope (read scope)"),
         ("ci", "link.create", "ok"),
-        ("dash", "refused", "refused: insufficient_scope (read token)"),
+        ("dash", "refused", "refused: insufficient_scope (read scope)"),
     ]
     assert all(e["client"] == "127.0.0.1" and e["via"] == "token" for e in entries)
     assert entries[1]["detail"] == {"previewTitle": {"before": "Old", "after": "New"}}
