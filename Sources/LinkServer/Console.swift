@@ -118,6 +118,10 @@ final class Console: Sendable {
         case "/":
             guard visit.session != nil else { return signInPage(visit, problem: nil, status: 200) }
             return linksPage(visit, notice: nil)
+        case "/console/links/new": return linkForm(visit, editing: false)
+        case "/console/links/edit": return linkForm(visit, editing: true)
+        case "/console/links/qr.svg": return qrDownload(visit, png: false)
+        case "/console/links/qr.png": return qrDownload(visit, png: true)
         case "/console/audit":
             guard let session = visit.session else { return redirect("/") }
             guard session.scope.allows(.admin) else {
@@ -151,13 +155,15 @@ final class Console: Sendable {
         case "/console/sign-out":
             sessions.end(id)
             return redirect("/", cookies: [Self.expiredCookie(Self.cookie, secure: visit.secure)])
-        case "/console/links/toggle":
+        case "/console/links/toggle", "/console/links/new", "/console/links/edit":
             guard session.scope.allows(.write) else {
                 audit(AdminActor(name: session.name, via: session.via, scope: session.scope, client: visit.client).entry(
                     "refused", site: form["site"], code: form["code"], detail: ["path": .string(String(path))],
                     outcome: "refused: insufficient_scope (\(session.scope.rawValue) scope)"))
                 return message(visit, "Not allowed", "Your token has scope '\(session.scope.rawValue)', which cannot change links; sign in with a write token. Nothing was changed.", status: 403)
             }
+            if path == "/console/links/new" { return createLink(visit, session: session, form: form) }
+            if path == "/console/links/edit" { return editLink(visit, session: session, form: form) }
             return toggle(visit, session: session, form: form)
         default:
             return message(visit, "Not found", "The console has no form \(path).", status: 404)
@@ -268,11 +274,12 @@ final class Console: Sendable {
                 "code": .string(link.code), "target": .string(link.target), "title": .string(link.previewTitle ?? ""), "status": .string(link.status()),
                 "site": .string(link.site), "action": .string(disabled ? "enable" : "disable"), "actionLabel": .string(disabled ? "Enable" : "Disable"),
                 "canWrite": .bool(canWrite), "csrf": .string(session.csrf),
+                "editURL": .string("/console/links/edit?site=\(PercentEncoding.encodeComponent(link.site))&code=\(PercentEncoding.encodeComponent(link.code))"),
             ]
         }
         let next: TemplateValue = more ? .string("/?site=\(PercentEncoding.encodeComponent(site))&next=\(PageCursor.encode(site: site, code: listed[listed.count - 1].code))") : .null
         return page(ConsoleTemplates.compiled.links, visit, [
-            "title": "Links", "onLinks": true, "site": .string(site), "sites": .list(table.sites.map { ["name": .string($0.name), "selected": .bool($0.name == site)] }),
+            "title": "Links", "onLinks": true, "site": .string(site), "canWrite": .bool(canWrite), "sites": .list(table.sites.map { ["name": .string($0.name), "selected": .bool($0.name == site)] }),
             "links": .list(rows), "hasLinks": .bool(!rows.isEmpty), "more": .bool(more), "count": .int(rows.count), "next": next,
             "notice": notice.map(TemplateValue.string) ?? .null, "problem": problem.map(TemplateValue.string) ?? .null,
         ], status: status)
@@ -296,12 +303,12 @@ final class Console: Sendable {
         ], status: 200)
     }
 
-    private func message(_ visit: Visit, _ title: String, _ text: String, status: Int) -> HTTPResponse {
+    func message(_ visit: Visit, _ title: String, _ text: String, status: Int) -> HTTPResponse {
         page(ConsoleTemplates.compiled.message, visit, ["title": .string(title), "message": .string(text)], status: status)
     }
 
     /// Renders `template` with the navigation's values added.
-    private func page(_ template: Template, _ visit: Visit, _ values: [String: TemplateValue], status: Int, extra: [(String, String)] = []) -> HTTPResponse {
+    func page(_ template: Template, _ visit: Visit, _ values: [String: TemplateValue], status: Int, extra: [(String, String)] = []) -> HTTPResponse {
         var context = values
         if let s = visit.session {
             context["user"] = .string(s.name)
@@ -317,7 +324,7 @@ final class Console: Sendable {
         ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin"), ("X-Frame-Options", "DENY"),
     ]
 
-    private func redirect(_ location: String, cookies: [String] = []) -> HTTPResponse {
+    func redirect(_ location: String, cookies: [String] = []) -> HTTPResponse {
         .dynamic(status: 303, headers: [("Location", location), ("Cache-Control", "no-store")] + cookies.map { ("Set-Cookie", $0) }, body: [])
     }
 
@@ -345,7 +352,7 @@ final class Console: Sendable {
     }
 
     /// Runs `body` with the link database (nothing when there is none yet).
-    private func withStore(_ body: (LinkStore) throws(LinkStoreError) -> Void) -> Result<Void, LinkStoreError> {
+    func withStore(_ body: (LinkStore) throws(LinkStoreError) -> Void) -> Result<Void, LinkStoreError> {
         let location: StorageLocation
         do throws(LinkStoreError) {
             location = try StorageLocation.of(storage: runtime.snapshot.table.config.storage, configPath: runtime.configPath)

@@ -29,6 +29,16 @@ def driver():
     d.quit()
 
 
+def submit(driver, selector):
+    """Clicks a submit button and waits for the next page."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+    old = driver.find_element(By.TAG_NAME, "html")
+    driver.find_element(By.CSS_SELECTOR, selector).click()
+    WebDriverWait(driver, 10).until(expected_conditions.staleness_of(old))
+
+
 def size(driver, look):
     width, height, mobile = WIDTHS[look]
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
@@ -71,19 +81,57 @@ def test_console_in_chromium_is_accessible_at_both_widths(config, start_server, 
         assert driver.find_element(By.CSS_SELECTOR, "input[name=token]").get_attribute("type") == "password"
         check(driver, look, "sign-in", tmp_path)
         driver.find_element(By.ID, "token").send_keys(admin)
-        driver.find_element(By.CSS_SELECTOR, "main button[type=submit]").click()
+        submit(driver, "main button[type=submit]")
         assert "token" not in driver.current_url and driver.title.startswith("Links")
         rows = driver.find_elements(By.CSS_SELECTOR, "tbody tr")
-        assert [r.find_element(By.TAG_NAME, "code").text for r in rows] == ["coach", "spring", "summer"]
+        codes = [r.find_element(By.TAG_NAME, "code").text for r in rows]
+        assert codes == (["coach", "spring", "summer"] if look == "desktop" else ["autumn", "coach", "spring", "summer"])
         check(driver, look, "links", tmp_path)
         if look == "desktop":
-            driver.find_element(By.CSS_SELECTOR, "button[aria-label='Disable spring']").click()
+            create_edit_and_qr(driver, server, tmp_path)
+            driver.get(server.admin_url("/"))
+            submit(driver, "button[aria-label='Disable spring']")
             assert driver.find_element(By.CSS_SELECTOR, ".notice").text == "Link spring disabled."
             assert requests.get(server.url("/spring"), headers=iphone, allow_redirects=False).status_code == 404
         driver.find_element(By.LINK_TEXT, "Audit log").click()
         assert "marketing" in driver.page_source and "link.update" in driver.page_source
         check(driver, look, "audit", tmp_path)
-        driver.find_element(By.CSS_SELECTOR, "form.who button").click()
+        submit(driver, "form.who button")
         assert driver.find_elements(By.ID, "token")
         # The session is dead on the server: its cookie (if a browser kept it) no longer works.
         assert driver.get_cookie("lw_session") is None
+
+
+def create_edit_and_qr(driver, server, tmp_path):
+    """New link: a code that shadows a route is refused next to the field; created; its title
+    edited and the preview card follows; its QR PNG decodes (zbarimg) to the short URL."""
+    import subprocess
+    from selenium.webdriver.common.by import By
+    driver.find_element(By.LINK_TEXT, "New link").click()
+    driver.find_element(By.ID, "code").send_keys("signup")
+    driver.find_element(By.ID, "target").send_keys("https://fitconnect.app/signup?referralCode=AUTUMN")
+    driver.find_element(By.ID, "previewTitle").send_keys("Autumn offer")
+    submit(driver, "main form button[type=submit]")
+    problem = driver.find_element(By.ID, "code-problem").text
+    assert "route 'signup'" in problem, problem
+    assert driver.find_element(By.ID, "code").get_attribute("aria-invalid") == "true"
+    check(driver, "desktop", "new-link", tmp_path)
+    for field, value, notice, card in (("code", "autumn", "Link autumn created.", "Autumn offer"),
+                                       ("previewTitle", "Autumn offer, 30 % off", "Saved.", "Autumn offer, 30 % off")):
+        box = driver.find_element(By.ID, field)
+        box.clear()
+        box.send_keys(value)
+        submit(driver, "main form button[type=submit]")
+        assert driver.find_element(By.CSS_SELECTOR, ".notice").text == notice
+        assert driver.find_element(By.CSS_SELECTOR, "#preview-card .card-title").text == card
+    check(driver, "desktop", "edit-link", tmp_path)
+    png_url = driver.find_element(By.LINK_TEXT, "Download PNG").get_attribute("href")
+    cookies = {c["name"]: c["value"] for c in driver.get_cookies()}
+    png = requests.get(png_url, cookies=cookies)
+    assert png.status_code == 200 and png.headers["Content-Type"] == "image/png" and "attachment" in png.headers["Content-Disposition"]
+    (tmp_path / "qr.png").write_bytes(png.content)
+    decoded = subprocess.run(["zbarimg", "--raw", "-q", str(tmp_path / "qr.png")], capture_output=True, text=True, timeout=30)
+    assert decoded.stdout.strip() == "https://fitconnect.app/autumn", decoded
+    iphone = {"Host": "fitconnect.app", "User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)"}
+    page = requests.get(server.url("/autumn"), headers=iphone, allow_redirects=False)
+    assert page.status_code == 200 and '<meta property="og:title" content="Autumn offer, 30 % off">' in page.text
