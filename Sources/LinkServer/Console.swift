@@ -122,6 +122,7 @@ final class Console: Sendable {
         case "/console/links/edit": return linkForm(visit, editing: true)
         case "/console/links/qr.svg": return qrDownload(visit, png: false)
         case "/console/links/qr.png": return qrDownload(visit, png: true)
+        case "/console/stats": return statsPage(visit)
         case "/console/audit":
             guard let session = visit.session else { return redirect("/") }
             guard session.scope.allows(.admin) else {

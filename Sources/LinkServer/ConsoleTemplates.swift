@@ -31,6 +31,7 @@ enum ConsoleTemplates {
             <header class="top"><p class="brand"><a href="/">Linkwell console</a></p>
             {{#user}}<nav aria-label="Console"><ul>
             <li><a href="/"{{#onLinks}} aria-current="page"{{/onLinks}}>Links</a></li>
+            <li><a href="/console/stats"{{#onStats}} aria-current="page"{{/onStats}}>Counts</a></li>
             {{#canAudit}}<li><a href="/console/audit"{{#onAudit}} aria-current="page"{{/onAudit}}>Audit log</a></li>{{/canAudit}}
             </ul></nav>
             <form class="who" method="post" action="/console/sign-out"><span>{{user}} <span class="scope">({{scope}})</span></span>
@@ -111,6 +112,48 @@ enum ConsoleTemplates {
         {{> end}}
         """
 
+    static let stats = """
+        {{> begin}}
+        <main>
+        <h1>Counts</h1>
+        {{> flash}}
+        <form class="filter" method="get" action="/console/stats">
+        <label for="site">Site</label>
+        <select id="site" name="site">{{#sites}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/sites}}</select>
+        <label for="range">Last</label>
+        <select id="range" name="range">{{#ranges}}<option value="{{days}}"{{#selected}} selected{{/selected}}>{{days}} days</option>{{/ranges}}</select>
+        <label for="since">or from</label><input id="since" name="since" type="date">
+        <label for="until">to</label><input id="until" name="until" type="date">
+        <label for="link">Link code</label><input id="link" name="link" type="text" value="{{link}}" size="10">
+        <button type="submit">Show</button>
+        </form>
+        <p class="totals">{{since}} to {{until}} (UTC): <strong id="total">{{total}}</strong> clicks, {{humans}} by people, {{crawlers}} by crawlers.</p>
+        <figure class="chart">{{{chart}}}
+        <figcaption>Clicks per day; the table below has the same numbers.</figcaption></figure>
+        <div class="table-wrap"><table id="days">
+        <caption>Clicks per day</caption>
+        <thead><tr><th scope="col">Day (UTC)</th><th scope="col">Clicks</th></tr></thead>
+        <tbody>{{#days}}<tr><td data-label="Day">{{day}}</td><td data-label="Clicks">{{clicks}}</td></tr>{{/days}}</tbody>
+        <tfoot><tr><th scope="row">Total</th><td id="days-total">{{total}}</td></tr></tfoot>
+        </table></div>
+        <div class="grid">
+        <div class="table-wrap"><table id="platforms"><caption>By platform</caption>
+        <thead><tr><th scope="col">Platform</th><th scope="col">Clicks</th></tr></thead>
+        <tbody>{{#platforms}}<tr><td data-label="Platform">{{name}}</td><td data-label="Clicks">{{clicks}}</td></tr>{{/platforms}}</tbody></table></div>
+        <div class="table-wrap"><table id="outcomes"><caption>By outcome</caption>
+        <thead><tr><th scope="col">Outcome</th><th scope="col">Clicks</th></tr></thead>
+        <tbody>{{#outcomes}}<tr><td data-label="Outcome">{{name}}</td><td data-label="Clicks">{{clicks}}</td></tr>{{/outcomes}}</tbody></table></div>
+        {{#hasLinks}}<div class="table-wrap"><table id="top-links"><caption>Top links</caption>
+        <thead><tr><th scope="col">Link (route)</th><th scope="col">Clicks</th></tr></thead>
+        <tbody>{{#links}}<tr><td data-label="Link">{{name}}</td><td data-label="Clicks">{{clicks}}</td></tr>{{/links}}</tbody></table></div>{{/hasLinks}}
+        {{#hasReferrers}}<div class="table-wrap"><table id="referrers"><caption>Top referrers</caption>
+        <thead><tr><th scope="col">Referrer</th><th scope="col">Clicks</th></tr></thead>
+        <tbody>{{#referrers}}<tr><td data-label="Referrer">{{name}}</td><td data-label="Clicks">{{clicks}}</td></tr>{{/referrers}}</tbody></table></div>{{/hasReferrers}}
+        </div>
+        </main>
+        {{> end}}
+        """
+
     static let audit = """
         {{> begin}}
         <main>
@@ -179,6 +222,13 @@ enum ConsoleTemplates {
         .card-host { color: var(--muted); font-size: .85rem; text-transform: lowercase; }
         .card-title { font-weight: 700; }
         figure.qr { margin: .5rem 0; }
+        figure.chart { margin: 1rem 0; }
+        svg.chart { width: 100%; height: auto; max-width: 48rem; }
+        svg.chart .bar { fill: var(--accent); }
+        svg.chart .axis { stroke: var(--line); }
+        svg.chart .label { fill: var(--muted); font-size: 12px; }
+        .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap: 0 1.5rem; }
+        .filter input { width: auto; }
         figure.qr svg { max-width: 100%; height: auto; }
         /* A phone: each row a card, each cell labelled by its column. */
         @media (max-width: 40rem) {
@@ -193,7 +243,7 @@ enum ConsoleTemplates {
 
     /// Every page, compiled once.
     struct Compiled: Sendable {
-        let signIn, links, linkForm, audit, message: Template
+        let signIn, links, linkForm, stats, audit, message: Template
     }
 
     static let compiled: Compiled = {
@@ -201,6 +251,6 @@ enum ConsoleTemplates {
             // The sources are constants: a compile error is a bug the console tests catch at once.
             try! Template(name: "console/\(name)", source: source, mode: .html, partials: partials)
         }
-        return Compiled(signIn: page("sign-in", signIn), links: page("links", links), linkForm: page("link", linkForm), audit: page("audit", audit), message: page("message", message))
+        return Compiled(signIn: page("sign-in", signIn), links: page("links", links), linkForm: page("link", linkForm), stats: page("stats", stats), audit: page("audit", audit), message: page("message", message))
     }()
 }

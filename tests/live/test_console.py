@@ -148,3 +148,39 @@ def test_console_sign_in_forms_and_refusals(config, start_server):
     assert replay.get(server.admin_url("/console/audit"), allow_redirects=False).status_code == 303
     r = replay.post(server.admin_url("/console/links/toggle"), data={**toggle, "action": "enable", "csrf": csrf}, headers=origin, allow_redirects=False)
     assert r.status_code == 401 and public_status(server, "/spring") == 404
+
+
+def test_console_counts_are_the_numbers_of_linkwell_stats(config, start_server):
+    import json
+    import signal
+    writer = cli(config, "tokens", "create", "--name", "marketing", "--scope", "read")
+    ci = cli(config, "tokens", "create", "--name", "ci", "--scope", "write")
+    server = start_server(config)
+    assert api(server, "POST", "/api/v1/links", token=ci, body={"code": "spring", "target": "https://fitconnect.app/signup?referralCode=S"})[0] == 201
+    # Known clicks on the public listener: 3 from an iPhone, 2 from Android, 1 to a missing link.
+    android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36"
+    for _ in range(3):
+        assert public_status(server, "/spring") == 200
+    for _ in range(2):
+        requests.get(server.url("/spring"), headers={"Host": "fitconnect.app", "User-Agent": android}, allow_redirects=False)
+    public_status(server, "/nope-missing")
+    server.signal(signal.SIGHUP)  # flushes the counts
+    server.wait_for(lambda e: e.get("event") == "reloaded")
+    report = json.loads(cli(config, "stats", "--json", "--site", "fitconnect"))
+    assert report["total"] >= 5
+
+    browser, _ = sign_in(server, writer)
+    page = browser.get(server.admin_url("/console/stats?site=fitconnect&range=7"))
+    assert page.status_code == 200 and '<svg class="chart"' in page.text and "<title id=\"chart-title\">Clicks per day" in page.text
+    days = dict(re.findall(r'<tr><td data-label="Day">([0-9-]+)</td><td data-label="Clicks">(\d+)</td></tr>', page.text))
+    assert len(days) == 7
+    assert {d: int(c) for d, c in days.items() if int(c)} == {d["day"]: d["clicks"] for d in report["days"]}
+    assert int(re.search(r'id="days-total">(\d+)<', page.text).group(1)) == report["total"]
+    platforms = dict(re.findall(r'<td data-label="Platform">([^<]+)</td><td data-label="Clicks">(\d+)</td>', page.text))
+    assert {k: int(v) for k, v in platforms.items()} == report["platform"]
+    outcomes = dict(re.findall(r'<td data-label="Outcome">([^<]+)</td><td data-label="Clicks">(\d+)</td>', page.text))
+    assert {k: int(v) for k, v in outcomes.items()} == report["outcome"]
+    # One link's counts: the same as stats --link.
+    page = browser.get(server.admin_url("/console/stats?site=fitconnect&range=30&link=spring"))
+    one = json.loads(cli(config, "stats", "--json", "--site", "fitconnect", "--link", "spring"))
+    assert int(re.search(r'id="days-total">(\d+)<', page.text).group(1)) == one["total"] == 5

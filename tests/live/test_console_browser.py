@@ -93,6 +93,9 @@ def test_console_in_chromium_is_accessible_at_both_widths(config, start_server, 
             submit(driver, "button[aria-label='Disable spring']")
             assert driver.find_element(By.CSS_SELECTOR, ".notice").text == "Link spring disabled."
             assert requests.get(server.url("/spring"), headers=iphone, allow_redirects=False).status_code == 404
+        driver.find_element(By.LINK_TEXT, "Counts").click()
+        assert driver.find_element(By.ID, "days").is_displayed()
+        check(driver, look, "stats", tmp_path)
         driver.find_element(By.LINK_TEXT, "Audit log").click()
         assert "marketing" in driver.page_source and "link.update" in driver.page_source
         check(driver, look, "audit", tmp_path)
