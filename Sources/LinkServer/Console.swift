@@ -35,7 +35,7 @@ final class Console: Sendable {
     func headReceived(_ request: HTTPRequest) -> HTTPHeadDecision {
         switch request.method {
         case "GET", "HEAD": return .readBody(limit: 0)
-        case "POST": return .readBody(limit: Self.bodyLimit)
+        case "POST": return .readBody(limit: request.rawPath == "/console/import" ? Self.importBodyLimit : Self.bodyLimit)
         default: return .answer(Responder.plain(405, "Method Not Allowed\n", extra: [("Allow", "GET, HEAD, POST")]))
         }
     }
@@ -123,6 +123,7 @@ final class Console: Sendable {
         case "/console/links/qr.svg": return qrDownload(visit, png: false)
         case "/console/links/qr.png": return qrDownload(visit, png: true)
         case "/console/stats": return statsPage(visit)
+        case "/console/import": return importPage(visit)
         case "/console/audit":
             guard let session = visit.session else { return redirect("/") }
             guard session.scope.allows(.admin) else {
@@ -137,7 +138,8 @@ final class Console: Sendable {
     // MARK: - Forms
 
     private func post(_ path: Substring, _ visit: Visit) -> HTTPResponse {
-        let form = AdminAPI.queryItems(Substring(String(decoding: visit.request.body, as: UTF8.self)))
+        let parts = Self.multipart(visit.request.body, contentType: visit.request.header("Content-Type"))
+        let form = parts.map { $0.mapValues { String(decoding: $0, as: UTF8.self) } } ?? AdminAPI.queryItems(Substring(String(decoding: visit.request.body, as: UTF8.self)))
         if visit.request.bodyTooLarge {
             return message(visit, "Too large", "The form is larger than \(AdminAPI.sizeText(Self.bodyLimit)).", status: 413)
         }
@@ -156,13 +158,14 @@ final class Console: Sendable {
         case "/console/sign-out":
             sessions.end(id)
             return redirect("/", cookies: [Self.expiredCookie(Self.cookie, secure: visit.secure)])
-        case "/console/links/toggle", "/console/links/new", "/console/links/edit":
+        case "/console/links/toggle", "/console/links/new", "/console/links/edit", "/console/import":
             guard session.scope.allows(.write) else {
                 audit(AdminActor(name: session.name, via: session.via, scope: session.scope, client: visit.client).entry(
                     "refused", site: form["site"], code: form["code"], detail: ["path": .string(String(path))],
                     outcome: "refused: insufficient_scope (\(session.scope.rawValue) scope)"))
                 return message(visit, "Not allowed", "Your token has scope '\(session.scope.rawValue)', which cannot change links; sign in with a write token. Nothing was changed.", status: 403)
             }
+            if path == "/console/import" { return importTakeout(visit, session: session, parts: parts ?? [:]) }
             if path == "/console/links/new" { return createLink(visit, session: session, form: form) }
             if path == "/console/links/edit" { return editLink(visit, session: session, form: form) }
             return toggle(visit, session: session, form: form)
@@ -316,6 +319,7 @@ final class Console: Sendable {
             context["scope"] = .string(s.scope.rawValue)
             context["csrf"] = context["csrf"] ?? .string(s.csrf)
             context["canAudit"] = .bool(s.scope.allows(.admin))
+            context["canImport"] = .bool(s.scope.allows(.write))
         }
         return .dynamic(status: status, headers: Self.pageHeaders + extra, body: template.renderBytes(.object(context)))
     }

@@ -32,6 +32,7 @@ enum ConsoleTemplates {
             {{#user}}<nav aria-label="Console"><ul>
             <li><a href="/"{{#onLinks}} aria-current="page"{{/onLinks}}>Links</a></li>
             <li><a href="/console/stats"{{#onStats}} aria-current="page"{{/onStats}}>Counts</a></li>
+            {{#canImport}}<li><a href="/console/import"{{#onImport}} aria-current="page"{{/onImport}}>Import</a></li>{{/canImport}}
             {{#canAudit}}<li><a href="/console/audit"{{#onAudit}} aria-current="page"{{/onAudit}}>Audit log</a></li>{{/canAudit}}
             </ul></nav>
             <form class="who" method="post" action="/console/sign-out"><span>{{user}} <span class="scope">({{scope}})</span></span>
@@ -154,6 +155,39 @@ enum ConsoleTemplates {
         {{> end}}
         """
 
+    static let importLinks = """
+        {{> begin}}
+        <main>
+        <h1>Import a Firebase Takeout</h1>
+        {{> flash}}
+        {{#report}}<section aria-labelledby="report-heading" id="report">
+        <h2 id="report-heading">Report</h2>
+        <p>{{records}} rows for {{site}}: <strong id="imported">{{imported}}</strong> imported, <span id="updated">{{updated}}</span> updated, <span id="unchanged">{{unchanged}}</span> unchanged, <span id="skipped">{{skippedCount}}</span> skipped, <span id="errors">{{errorCount}}</span> in error.</p>
+        {{#hasImported}}<div class="table-wrap"><table id="imported-rows"><caption>Imported and updated</caption>
+        <thead><tr><th scope="col">Row</th><th scope="col">Code</th><th scope="col">Target</th></tr></thead>
+        <tbody>{{#importedRows}}<tr><td data-label="Row">{{row}}</td><td data-label="Code"><code>{{code}}</code>{{#disabled}} (disabled){{/disabled}}</td><td class="url" data-label="Target">{{target}}</td></tr>{{/importedRows}}</tbody></table></div>{{/hasImported}}
+        {{#hasSkipped}}<div class="table-wrap"><table id="skipped-rows"><caption>Skipped, and why</caption>
+        <thead><tr><th scope="col">Row</th><th scope="col">Code</th><th scope="col">Reason</th></tr></thead>
+        <tbody>{{#skipped}}<tr><td data-label="Row">{{row}}</td><td data-label="Code"><code>{{code}}</code></td><td data-label="Reason">{{reason}}</td></tr>{{/skipped}}</tbody></table></div>{{/hasSkipped}}
+        {{#hasErrors}}<div class="table-wrap"><table id="error-rows"><caption>Rows in error (not imported)</caption>
+        <thead><tr><th scope="col">Row</th><th scope="col">Problem</th><th scope="col">Fix</th></tr></thead>
+        <tbody>{{#errors}}<tr><td data-label="Row">{{row}}</td><td data-label="Problem">{{message}}</td><td data-label="Fix">{{fix}}</td></tr>{{/errors}}</tbody></table></div>{{/hasErrors}}
+        </section>{{/report}}
+        <form method="post" action="/console/import" enctype="multipart/form-data">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="site">Site</label>
+        <select id="site" name="site">{{#sites}}<option value="{{name}}">{{name}}</option>{{/sites}}</select>
+        <label for="archived">Links archived in Firebase</label>
+        <select id="archived" name="archived">{{#policies}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/policies}}</select>
+        <label for="file">Takeout CSV file</label>
+        <input id="file" name="file" type="file" accept=".csv,text/csv" required>
+        <p class="hint">The same import as <code>linkwell links import --fdl-takeout FILE --site SITE</code>: a second upload of the same file changes nothing.</p>
+        <button type="submit">Import</button>
+        </form>
+        </main>
+        {{> end}}
+        """
+
     static let audit = """
         {{> begin}}
         <main>
@@ -243,7 +277,7 @@ enum ConsoleTemplates {
 
     /// Every page, compiled once.
     struct Compiled: Sendable {
-        let signIn, links, linkForm, stats, audit, message: Template
+        let signIn, links, linkForm, stats, importLinks, audit, message: Template
     }
 
     static let compiled: Compiled = {
@@ -251,6 +285,6 @@ enum ConsoleTemplates {
             // The sources are constants: a compile error is a bug the console tests catch at once.
             try! Template(name: "console/\(name)", source: source, mode: .html, partials: partials)
         }
-        return Compiled(signIn: page("sign-in", signIn), links: page("links", links), linkForm: page("link", linkForm), stats: page("stats", stats), audit: page("audit", audit), message: page("message", message))
+        return Compiled(signIn: page("sign-in", signIn), links: page("links", links), linkForm: page("link", linkForm), stats: page("stats", stats), importLinks: page("import", importLinks), audit: page("audit", audit), message: page("message", message))
     }()
 }

@@ -184,3 +184,43 @@ def test_console_counts_are_the_numbers_of_linkwell_stats(config, start_server):
     page = browser.get(server.admin_url("/console/stats?site=fitconnect&range=30&link=spring"))
     one = json.loads(cli(config, "stats", "--json", "--site", "fitconnect", "--link", "spring"))
     assert int(re.search(r'id="days-total">(\d+)<', page.text).group(1)) == one["total"] == 5
+
+
+def test_console_imports_the_takeout_sample_with_its_report(tmp_path, start_server):
+    import json
+    import shutil
+    fdl = ROOT / "tests" / "live" / "fdl"
+    config = tmp_path / "links.json5"
+    shutil.copy(fdl / "links.json5", config)
+    writer = cli(config, "tokens", "create", "--name", "growth", "--scope", "write")
+    # What the command line would do with the same file on the same database.
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(config, copy / "links.json5")
+    shutil.copy(tmp_path / "linkwell.db", copy / "linkwell.db")
+    import subprocess
+    from conftest import BINARY
+    cli_report = json.loads(subprocess.run([str(BINARY), "links", "import", "--fdl-takeout", str(fdl / "takeout.csv"), "--site", "example", "--json",
+                                            "--config", str(copy / "links.json5")], capture_output=True, text=True, timeout=60).stdout)
+    server = start_server(config)
+    browser, _ = sign_in(server, writer)
+    form = browser.get(server.admin_url("/console/import"))
+    assert form.status_code == 200 and 'enctype="multipart/form-data"' in form.text
+    origin = {"Origin": f"http://{server.admin}"}
+    upload = {"file": ("takeout.csv", (fdl / "takeout.csv").read_bytes(), "text/csv")}
+    # Without the CSRF secret: refused, nothing imported.
+    r = browser.post(server.admin_url("/console/import"), data={"site": "example"}, files=upload, headers=origin)
+    assert r.status_code == 403
+    r = browser.post(server.admin_url("/console/import"), data={"site": "example", "archived": "disable", "csrf": csrf_of(form.text)}, files=upload, headers=origin)
+    assert r.status_code == 200, r.text
+    count = lambda name: int(re.search(rf'id="{name}">(\d+)<', r.text).group(1))
+    assert count("imported") == len(cli_report["imported"]) > 0
+    assert count("skipped") == len(cli_report["skipped"]) and count("errors") == len(cli_report["errors"])
+    for skip in cli_report["skipped"]:
+        assert skip["reason"].replace('"', "&quot;").replace("'", "&#39;")[:30] in r.text or skip["reason"][:30] in r.text
+    # The links are served at once; a second upload imports nothing new.
+    code = cli_report["imported"][0]["code"]
+    assert f"<code>{code}</code>" in r.text
+    again = browser.post(server.admin_url("/console/import"), data={"site": "example", "csrf": csrf_of(form.text)}, files=upload, headers=origin)
+    assert int(re.search(r'id="imported">(\d+)<', again.text).group(1)) == 0
+    assert int(re.search(r'id="unchanged">(\d+)<', again.text).group(1)) == len(cli_report["imported"])

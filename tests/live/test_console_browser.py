@@ -96,6 +96,9 @@ def test_console_in_chromium_is_accessible_at_both_widths(config, start_server, 
         driver.find_element(By.LINK_TEXT, "Counts").click()
         assert driver.find_element(By.ID, "days").is_displayed()
         check(driver, look, "stats", tmp_path)
+        driver.find_element(By.LINK_TEXT, "Import").click()
+        assert driver.find_element(By.ID, "file").get_attribute("type") == "file"
+        check(driver, look, "import", tmp_path)
         driver.find_element(By.LINK_TEXT, "Audit log").click()
         assert "marketing" in driver.page_source and "link.update" in driver.page_source
         check(driver, look, "audit", tmp_path)
