@@ -224,3 +224,21 @@ def test_console_imports_the_takeout_sample_with_its_report(tmp_path, start_serv
     again = browser.post(server.admin_url("/console/import"), data={"site": "example", "csrf": csrf_of(form.text)}, files=upload, headers=origin)
     assert int(re.search(r'id="imported">(\d+)<', again.text).group(1)) == 0
     assert int(re.search(r'id="unchanged">(\d+)<', again.text).group(1)) == len(cli_report["imported"])
+
+
+def test_a_token_in_a_logged_query_string_is_redacted(tmp_path, start_server):
+    import json
+
+    import json5
+    cfg = json5.loads((ROOT / "config" / "examples" / "fitconnect.json5").read_text())
+    cfg.setdefault("server", {})["logQueryStrings"] = True
+    config = tmp_path / "linkwell.json5"
+    config.write_text(json.dumps(cfg))
+    token = cli(config, "tokens", "create", "--name", "leaky")
+    server = start_server(config)
+    assert requests.get(server.admin_url(f"/api/v1/links?site=fitconnect&access_token={token}")).status_code == 400
+    assert requests.get(server.admin_url("/api/v1/links?site=fitconnect"), headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    line = server.wait_for(lambda e: e.get("event") == "admin_request" and e["status"] == 400)
+    assert line["path"] == "/api/v1/links?[redacted]"
+    server.wait_for(lambda e: e.get("event") == "admin_request" and e.get("path") == "/api/v1/links?site=fitconnect")
+    assert not any(token in l for l in server.lines)
