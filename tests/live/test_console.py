@@ -57,6 +57,10 @@ def test_console_sign_in_forms_and_refusals(config, start_server):
     assert "Secure" not in page.headers["Set-Cookie"]
     css = requests.get(server.admin_url("/console/console.css"))
     assert css.status_code == 200 and css.headers["Content-Type"].startswith("text/css")
+    # The public listener has no path to the console.
+    for path in ("/console/console.css", "/console/audit"):
+        r = requests.get(server.url(path), headers={"Host": "fitconnect.app"}, allow_redirects=False)
+        assert r.status_code == 404 and "Linkwell console" not in r.text and "text/css" not in r.headers.get("Content-Type", "")
 
     # A token in a query string is refused on the console and the API, and kept out of the log.
     for path in (f"/?token={writer}", f"/api/v1/links?access_token={writer}", f"/console/audit?x={writer}"):
