@@ -13,7 +13,7 @@ pkgs=(libmicrohttpd-dev libqrencode-dev libsqlite3-dev libpq-dev pkg-config libr
 if [ "$mode" = "test" ]; then
   pkgs+=(curl nginx-light caddy chromium chromium-driver default-jre-headless python3-venv wrk
          podman runc debootstrap lld iproute2 systemd kotlin valgrind strace zsh fish postgresql
-         librust-url-dev)
+         librust-url-dev zbar-tools)
 fi
 
 missing=()

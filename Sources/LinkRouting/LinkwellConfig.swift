@@ -629,12 +629,18 @@ public struct ServerSettings: Codable, Sendable, Equatable {
     public var adminBodyBytes: Int?
     /// The largest body of a bulk admin endpoint (`POST /api/v1/links`), in bytes (default 16 MiB).
     public var adminBulkBodyBytes: Int?
+    /// The header an authenticating proxy names the console user in (single sign-on); unset: none.
+    public var consoleUserHeader: String?
+    /// The header that proxy names the user's role in (`read`, `write`, `admin`); unset: `read`.
+    public var consoleRoleHeader: String?
+    /// Addresses of the proxies whose ``consoleUserHeader`` is believed (CIDRs); no default.
+    public var consoleSSOProxies: [String]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case listen, admin, threads, trustedProxies, associationCacheControl, connectionLimit, perIPConnectionLimit,
             connectionTimeoutSeconds, requestHeaderMemoryBytes, requestHeadTimeoutSeconds, requestHeadBytes,
             shutdownDeadlineSeconds, logQueryStrings, publicDir, adminConnectionLimit, adminPerIPConnectionLimit, adminBodyBytes,
-            adminBulkBodyBytes
+            adminBulkBodyBytes, consoleUserHeader, consoleRoleHeader, consoleSSOProxies
     }
 
     /// Creates settings with every key unset (all defaults).

@@ -15,6 +15,20 @@ struct AdminRequestNote: Sendable {
     let tokenName: String
 }
 
+/// Who makes a request, for the audit log: a token's name (or an SSO user), how they signed in,
+/// what they may do, and the client address as the trusted proxies report it.
+struct AdminActor: Sendable {
+    var name: String
+    var via: String
+    var scope: TokenScope
+    var client: String
+
+    /// An audit entry of this actor.
+    func entry(_ action: String, site: String?, code: String?, detail: JSONValue, outcome: String = "ok") -> AuditEntry {
+        AuditEntry(at: Date(), actor: name, via: via, action: action, site: site, code: code, detail: detail, client: client, outcome: outcome)
+    }
+}
+
 /// Answers `/api/v1/…` on the admin listener.
 final class AdminAPI: Sendable {
     static let prefix = "/api/v1"
@@ -44,15 +58,22 @@ final class AdminAPI: Sendable {
         return response
     }
 
-    private enum Endpoint {
-        case openAPI, links, link(site: String, code: String), stats
+    enum Endpoint {
+        case openAPI, links, link(site: String, code: String), stats, audit
 
         var allowed: String {
             switch self {
-            case .openAPI, .stats: "GET, HEAD"
+            case .openAPI, .stats, .audit: "GET, HEAD"
             case .links: "GET, HEAD, POST"
             case .link: "GET, HEAD, PATCH, DELETE"
             }
+        }
+
+        /// The scope a token needs for `method` here: reading the audit log is `admin`, other
+        /// reads `read`, every write `write`.
+        func needed(_ method: String) -> TokenScope {
+            if case .audit = self { return .admin }
+            return method == "GET" || method == "HEAD" ? .read : .write
         }
     }
 
@@ -72,8 +93,11 @@ final class AdminAPI: Sendable {
         case let .failure(refusal):
             runtime.metrics.api.record(method: request.method, status: refusal.response.status)
             return .answer(refusal.response)
-        case .success:
-            break
+        case let .success(token):
+            if let refusal = scopeRefusal(endpoint, request: request, token: token, table: runtime.snapshot.table) {
+                runtime.metrics.api.record(method: request.method, status: refusal.status)
+                return .answer(refusal)
+            }
         }
         let server = runtime.snapshot.server
         if case .links = endpoint, request.method == "POST" { return .readBody(limit: server.adminBulkBodyBytes) }
@@ -89,13 +113,14 @@ final class AdminAPI: Sendable {
         case (1, "openapi.json") where path.hasPrefix("/"): endpoint = .openAPI
         case (1, "links") where path.hasPrefix("/"): endpoint = .links
         case (1, "stats") where path.hasPrefix("/"): endpoint = .stats
+        case (1, "audit") where path.hasPrefix("/"): endpoint = .audit
         case (3, "links") where path.hasPrefix("/") && !segments.contains(""):
             let parts = Array(segments)
             endpoint = .link(site: PercentEncoding.decode(String(parts[1])), code: PercentEncoding.decode(String(parts[2])))
         default:
             return .failure(Refusal(response: Self.error(
                 404, "not_found", "there is no API endpoint \(request.rawPath)",
-                fix: "the endpoints are GET/POST \(Self.prefix)/links, GET/PATCH/DELETE \(Self.prefix)/links/{site}/{code} and GET \(Self.prefix)/stats; \(Self.prefix)/openapi.json describes them")))
+                fix: "the endpoints are GET/POST \(Self.prefix)/links, GET/PATCH/DELETE \(Self.prefix)/links/{site}/{code}, GET \(Self.prefix)/stats and GET \(Self.prefix)/audit; \(Self.prefix)/openapi.json describes them")))
         }
         let method = request.method == "HEAD" ? "GET" : request.method
         guard endpoint.allowed.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == method }) else {
@@ -131,6 +156,7 @@ final class AdminAPI: Sendable {
         }
         let writes = method != "GET"
         var changes = LinkChanges()
+        let client = runtime.snapshot.proxyTrust.resolve(RequestFacts(request)).client
         // One user of the file at a time in this process (SQLiteFileGate); the link index is
         // rebuilt after the gate is released (the refresher takes it too).
         let response = SQLiteFileGate.withAccess(location) { () -> HTTPResponse in
@@ -140,9 +166,15 @@ final class AdminAPI: Sendable {
                 if location.exists {
                     do throws(LinkStoreError) { store = try open(location) } catch { openError = error }
                 }
+                let actor: AdminActor
                 switch authenticate(token, store: store, location: location) {
                 case let .failure(refusal): return refusal.response
-                case let .success(name): request.attach(AdminRequestNote(tokenName: name))
+                case let .success(t):
+                    request.attach(AdminRequestNote(tokenName: t.name))
+                    actor = AdminActor(name: t.name, via: "token", scope: t.scope, client: client)
+                }
+                if !actor.scope.allows(endpoint.needed(method)) {
+                    return Self.insufficientScope(actor, needed: endpoint.needed(method), request: request, audit: { entry in try? store?.appendAudit([entry]) })
                 }
                 // Authenticated from here: answers may name the database.
                 if writes, let readOnly = location.writeProblem {
@@ -159,8 +191,12 @@ final class AdminAPI: Sendable {
                 }
                 do throws(LinkStoreError) {
                     changes = LinkChanges()
-                    let response = try perform(endpoint, method: method, request: request, table: table, store: store, changes: &changes)
+                    let response = try perform(endpoint, method: method, request: request, table: table, store: store, actor: actor, changes: &changes)
                     if !(200..<300).contains(response.status) { changes = LinkChanges() }
+                    // The write is stored: its audit entries follow (a failure here is logged, the write stands).
+                    do throws(LinkStoreError) { try store.appendAudit(changes.audit) } catch {
+                        runtime.log.event("audit_write_failed", [("message", .string(error.description))])
+                    }
                     return response
                 } catch where error.kind == .replaced && attempt < 3 {
                     // A new file at the path: open it and do the request there.
@@ -179,22 +215,43 @@ final class AdminAPI: Sendable {
     struct LinkChanges {
         var changed: [ShortLink] = []
         var removed: [(site: String, code: String)] = []
+        /// The audit entries of what was stored.
+        var audit: [AuditEntry] = []
         var any: Bool { !changed.isEmpty || !removed.isEmpty }
     }
 
-    private func perform(_ endpoint: Endpoint, method: String, request: HTTPRequest, table: RouteTable, store: LinkStore, changes: inout LinkChanges) throws(LinkStoreError) -> HTTPResponse {
+    private func perform(_ endpoint: Endpoint, method: String, request: HTTPRequest, table: RouteTable, store: LinkStore, actor: AdminActor, changes: inout LinkChanges) throws(LinkStoreError) -> HTTPResponse {
         switch (endpoint, method) {
         case (.stats, _): return try stats(request, table: table, store: store)
+        case (.audit, _): return try audit(request, store: store)
         case (.links, "GET"): return try list(request, table: table, store: store)
-        case (.links, _): return try create(request, table: table, store: store, changes: &changes)
+        case (.links, _):
+            let response = try create(request, table: table, store: store, changes: &changes)
+            // One entry per request: a link's fields for one, the codes for a bulk create.
+            if changes.changed.count == 1, let link = changes.changed.first {
+                changes.audit = [actor.entry("link.create", site: link.site, code: link.code, detail: link.json(table: table))]
+            } else if !changes.changed.isEmpty {
+                changes.audit = [actor.entry("links.create", site: nil, code: nil, detail: [
+                    "count": .number(String(changes.changed.count)),
+                    "links": .array(changes.changed.map { .string("\($0.site)/\($0.code)") }),
+                ])]
+            }
+            return response
         case let (.link(site, code), "GET"):
             return try Self.found(site: site, code: code, table: table, store: store).map { Self.json(200, $0.json(table: table)) }.response
-        case let (.link(site, code), "PATCH"): return try patch(request, site: site, code: code, table: table, store: store, changes: &changes)
+        case let (.link(site, code), "PATCH"):
+            let before = try store.link(site: site, code: code)
+            let response = try patch(request, site: site, code: code, table: table, store: store, changes: &changes)
+            if let before, let after = changes.changed.first {
+                changes.audit = [actor.entry("link.update", site: site, code: code, detail: Self.difference(before.json(table: table), after.json(table: table)))]
+            }
+            return response
         case (.openAPI, _): return Self.json(200, openAPI())
         case let (.link(site, code), _):
             return try Self.found(site: site, code: code, table: table, store: store).map { link throws(LinkStoreError) -> HTTPResponse in
                 try store.delete(site: link.site, code: link.code)
                 changes.removed.append((link.site, link.code))
+                changes.audit = [actor.entry("link.delete", site: link.site, code: link.code, detail: link.json(table: table))]
                 return .dynamic(status: 204, headers: [("Cache-Control", "no-store")], body: [])
             }.response
         }
@@ -234,7 +291,7 @@ final class AdminAPI: Sendable {
 
     /// The check `headReceived` makes before a byte of the body is read: the token against the
     /// stored ones (or the ones read last). The handler checks it again with the store it writes to.
-    private func authenticate(_ request: HTTPRequest, table: RouteTable) -> Result<String, Refusal> {
+    private func authenticate(_ request: HTTPRequest, table: RouteTable) -> Result<(name: String, scope: TokenScope), Refusal> {
         let token: String
         switch bearerToken(request) {
         case let .failure(refusal): return .failure(refusal)
@@ -247,11 +304,11 @@ final class AdminAPI: Sendable {
             runtime.log.event("api_store_unavailable", [("message", .string(error.description))])
             return .failure(Refusal(response: Self.cannotCheckToken))
         }
-        let checked = SQLiteFileGate.withAccess(location) { () -> Result<String, Refusal> in
+        let checked = SQLiteFileGate.withAccess(location) { () -> Result<(name: String, scope: TokenScope), Refusal> in
             let store = location.exists ? try? open(location) : nil
             return authenticate(token, store: store, location: location)
         }
-        if case let .success(name) = checked { request.attach(AdminRequestNote(tokenName: name)) }
+        if case let .success(token) = checked { request.attach(AdminRequestNote(tokenName: token.name)) }
         return checked
     }
 
@@ -268,7 +325,7 @@ final class AdminAPI: Sendable {
     /// Checks the token against the stored ones — or, when the database cannot be read, the ones
     /// read last (a deleted or corrupted file does not turn every token into 'invalid'). Reads
     /// only: the use is recorded with the next click flush.
-    private func authenticate(_ token: String, store: LinkStore?, location: StorageLocation) -> Result<String, Refusal> {
+    func authenticate(_ token: String, store: LinkStore?, location: StorageLocation) -> Result<(name: String, scope: TokenScope), Refusal> {
         var tokens: [APIToken]?
         if let store, let read = try? store.tokens() {
             tokens = read
@@ -281,9 +338,9 @@ final class AdminAPI: Sendable {
         }
         guard let tokens else { return .failure(Refusal(response: Self.cannotCheckToken)) }
         switch LinkStore.check(token, against: tokens) {
-        case let .valid(name):
+        case let .valid(name, scope):
             runtime.clicks?.recordTokenUse(name: name)
-            return .success(name)
+            return .success((name, scope))
         case let .revoked(name):
             runtime.metrics.api.record(authFailure: .revoked)
             return .failure(Refusal(response: Self.unauthorized(
@@ -300,7 +357,7 @@ final class AdminAPI: Sendable {
     /// A connection for this request. SQLite: opened per request (never created; a file
     /// replaced or deleted since the last request is simply the file at the path now); read-only
     /// when the volume cannot be written. PostgreSQL: one kept per location, dropped after an error.
-    private func open(_ location: StorageLocation) throws(LinkStoreError) -> LinkStore {
+    func open(_ location: StorageLocation) throws(LinkStoreError) -> LinkStore {
         if case .sqlite = location {
             if location.writeProblem != nil { return try LinkStore(reading: location, busyTimeoutMilliseconds: 2000) }
             return try LinkStore(writing: location)
@@ -334,13 +391,10 @@ final class AdminAPI: Sendable {
 
     private func list(_ request: HTTPRequest, table: RouteTable, store: LinkStore) throws(LinkStoreError) -> HTTPResponse {
         let query = Self.queryItems(request.rawQuery)
-        var limit = Self.defaultPageSize
-        if let text = query["limit"] {
-            guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let n = Int(text), (1...Self.maximumPageSize).contains(n) else {
-                return Self.error(400, "invalid_parameter", "limit is '\(text)'; it must be a whole number from 1 to \(Self.maximumPageSize)",
-                                  fix: "send e.g. ?limit=\(Self.defaultPageSize) (the default) or ?limit=\(Self.maximumPageSize) (the most)")
-            }
-            limit = n
+        let limit: Int
+        switch Self.pageLimit(query, maximum: Self.maximumPageSize) {
+        case let .failure(refusal): return refusal.response
+        case let .success(n): limit = n
         }
         let site = query["site"]
         if let site, table.site(named: site) == nil {

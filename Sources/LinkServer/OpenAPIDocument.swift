@@ -42,7 +42,7 @@ enum OpenAPIDocument {
                         body: ["oneOf": [ref("NewLink"), ["type": "array", "minItems": 1, "maxItems": .number(String(AdminAPI.maximumBatch)), "items": ref("NewLink")]]],
                         responses: [
                             "201": ok("Created: the link (for an object) or {count, links} (for an array).", ["oneOf": [ref("Link"), ref("CreatedLinks")]]),
-                            "400": errorRef, "401": unauthorized, "409": errorRef, "413": errorRef, "415": errorRef, "422": errorRef, "503": errorRef,
+                            "400": errorRef, "401": unauthorized, "403": errorRef, "409": errorRef, "413": errorRef, "415": errorRef, "422": errorRef, "503": errorRef,
                             "507": errorRef,
                         ]),
                 ],
@@ -55,10 +55,10 @@ enum OpenAPIDocument {
                     "patch": operation(
                         "updateLink", "Change a link: disable or enable it, its target, its overrides (null removes one).",
                         body: ref("LinkPatch"),
-                        responses: ["200": ok("The changed link.", ref("Link")), "400": errorRef, "401": unauthorized, "404": errorRef, "415": errorRef, "422": errorRef, "503": errorRef, "507": errorRef]),
+                        responses: ["200": ok("The changed link.", ref("Link")), "400": errorRef, "401": unauthorized, "403": errorRef, "404": errorRef, "415": errorRef, "422": errorRef, "503": errorRef, "507": errorRef]),
                     "delete": operation(
                         "deleteLink", "Delete a link; its code may be handed out again.",
-                        responses: ["204": ["description": "Deleted."], "401": unauthorized, "404": errorRef, "503": errorRef, "507": errorRef]),
+                        responses: ["204": ["description": "Deleted."], "401": unauthorized, "403": errorRef, "404": errorRef, "503": errorRef, "507": errorRef]),
                 ],
                 "\(p)/stats": [
                     "get": operation(
@@ -71,6 +71,16 @@ enum OpenAPIDocument {
                             query("until", ["type": "string", "format": "date"], "Up to this UTC day (YYYY-MM-DD), inclusive."),
                         ],
                         responses: ["200": ok("The counts.", ["type": "object"]), "400": errorRef, "401": unauthorized, "503": errorRef]),
+                ],
+                "\(p)/audit": [
+                    "get": operation(
+                        "getAudit", "The audit log, newest first: every write (and every write refused for its token's scope) with who, when, what changed and from where. Needs an admin token.",
+                        parameters: [
+                            query("limit", ["type": "integer", "minimum": 1, "maximum": .number(String(AdminAPI.maximumAuditPage)), "default": .number(String(AdminAPI.defaultPageSize))],
+                                  "Entries per page."),
+                            query("before", ["type": "string", "pattern": "^[0-9]{1,18}$"], "The next value of the previous page; left out, the newest entries."),
+                        ],
+                        responses: ["200": ok("A page of entries; next is null on the last page.", ref("AuditPage")), "400": errorRef, "401": unauthorized, "403": errorRef, "503": errorRef]),
                 ],
                 "\(p)/openapi.json": [
                     "get": [
@@ -95,6 +105,22 @@ enum OpenAPIDocument {
                     "Link": linkSchema(),
                     "LinkPage": ["type": "object", "additionalProperties": false, "required": ["links", "next"],
                                  "properties": ["links": ["type": "array", "items": ref("Link")], "next": ["type": "string", "nullable": true]]],
+                    "AuditPage": ["type": "object", "additionalProperties": false, "required": ["entries", "next"],
+                                  "properties": ["entries": ["type": "array", "items": ref("AuditEntry")], "next": ["type": "string", "nullable": true]]],
+                    "AuditEntry": [
+                        "type": "object", "additionalProperties": false,
+                        "required": ["id", "at", "actor", "via", "action", "site", "code", "detail", "client", "outcome"],
+                        "properties": [
+                            "id": ["type": "integer"], "at": ["type": "string", "format": "date-time"],
+                            "actor": ["type": "string", "description": "The token's name, or the user the single-sign-on proxy named."],
+                            "via": ["type": "string", "enum": ["token", "console", "sso"]],
+                            "action": ["type": "string", "description": "link.create, link.update, link.delete, links.import, refused, …"],
+                            "site": ["type": "string", "nullable": true], "code": ["type": "string", "nullable": true],
+                            "detail": ["type": "object", "description": "What changed (for an update: each field's before and after)."],
+                            "client": ["type": "string", "description": "The client address, as the trusted proxies report it."],
+                            "outcome": ["type": "string", "description": "ok, or 'refused: …'."],
+                        ],
+                    ],
                     "CreatedLinks": ["type": "object", "additionalProperties": false, "required": ["count", "links"],
                                      "properties": ["count": ["type": "integer", "minimum": 1], "links": ["type": "array", "items": ref("Link")]]],
                     "Error": [
@@ -103,7 +129,7 @@ enum OpenAPIDocument {
                             "error": [
                                 "type": "object", "additionalProperties": false, "required": ["code", "message", "fix"],
                                 "properties": [
-                                    "code": ["type": "string", "description": "Machine-readable: invalid_link, code_taken, code_conflict, invalid_token, …"],
+                                    "code": ["type": "string", "description": "Machine-readable: invalid_link, code_taken, code_conflict, invalid_token, insufficient_scope, …"],
                                     "message": ["type": "string", "description": "What is wrong, naming the value."],
                                     "fix": ["type": "string", "description": "What to do about it."],
                                     "details": [

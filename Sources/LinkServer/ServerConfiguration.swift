@@ -63,6 +63,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var adminBodyBytes: Int = 1 << 20
     /// The largest body of the bulk endpoint `POST /api/v1/links` (10,000 links with every override fit).
     public var adminBulkBodyBytes: Int = 16 << 20
+    /// Single sign-on for the console: the user and role headers, believed only from these peers.
+    public var consoleUserHeader: String?
+    public var consoleRoleHeader: String?
+    public var consoleSSOProxies: [IPNetwork] = []
     /// One log line per request (`--access-log`; not a config key).
     public var accessLog: Bool = true
 
@@ -136,6 +140,24 @@ public struct ServerConfiguration: Sendable, Equatable {
         if let v = s.adminPerIPConnectionLimit { c.adminPerIPConnectionLimit = v }
         if let v = s.adminBodyBytes { c.adminBodyBytes = v }
         if let v = s.adminBulkBodyBytes { c.adminBulkBodyBytes = v }
+        c.consoleUserHeader = s.consoleUserHeader
+        c.consoleRoleHeader = s.consoleRoleHeader
+        if let proxies = s.consoleSSOProxies {
+            for (i, text) in proxies.enumerated() {
+                if let n = IPNetwork(text) {
+                    c.consoleSSOProxies.append(n)
+                } else {
+                    out.append(Diagnostic(
+                        .error, at: "server.consoleSSOProxies[\(i)]", value: text, "'\(text)' is not an IP address or CIDR range",
+                        fix: "list the addresses the authenticating proxy connects from, e.g. \"127.0.0.1\" or \"10.0.0.5/32\""))
+                }
+            }
+        }
+        if s.consoleUserHeader != nil, (s.consoleSSOProxies ?? []).isEmpty {
+            out.append(Diagnostic(
+                .error, at: "server.consoleSSOProxies", value: nil, "server.consoleUserHeader is set but no proxy is trusted to send it",
+                fix: "list the authenticating proxy's addresses in server.consoleSSOProxies (any other client could name itself a user)"))
+        }
         return (c, out)
     }
 

@@ -190,7 +190,10 @@ public final class ServerRuntime: Sendable {
     public var handler: some HTTPHandler { PublicHandler(runtime: self) }
 
     /// `/healthz`, `/readyz`, `/metrics`.
-    public var adminHandler: some HTTPHandler { AdminHandler(runtime: self, api: AdminAPI(runtime: self)) }
+    public var adminHandler: some HTTPHandler {
+        let api = AdminAPI(runtime: self)
+        return AdminHandler(runtime: self, api: api, console: Console(runtime: self, api: api))
+    }
 
     struct PublicHandler: HTTPHandler {
         let runtime: ServerRuntime
@@ -321,7 +324,7 @@ public final class ServerRuntime: Sendable {
         guard accessLog, summary.headComplete || summary.status != 0 else { return }
         let sent = summary.outcome == .completed
         var line = RequestLogLine(
-            site: nil, method: summary.method, path: logPath(summary.rawTarget),
+            site: nil, method: summary.method, path: logPath(Console.redacted(summary.rawTarget)),
             status: sent ? summary.status : 0, intendedStatus: sent ? nil : summary.status,
             outcome: sent ? nil : Self.outcomeName(summary.outcome),
             bytes: sent ? summary.bodyBytes : 0, durationNanos: Int(summary.durationNanos),
@@ -345,6 +348,8 @@ public final class ServerRuntime: Sendable {
         let runtime: ServerRuntime
         /// `/api/v1/…` (AdminAPI.swift).
         let api: AdminAPI
+        /// `/` and `/console/…` (Console.swift).
+        let console: Console
 
         static func isAPI(_ request: HTTPRequest) -> Bool {
             request.rawPath == AdminAPI.prefix || request.rawPath.hasPrefix(AdminAPI.prefix + "/")
@@ -353,15 +358,23 @@ public final class ServerRuntime: Sendable {
         /// Before any body byte: the API authenticates and sets its endpoint's body limit; the
         /// other paths take no body (a POST is refused at once).
         func headReceived(_ request: HTTPRequest) -> HTTPHeadDecision {
+            // A secret in a URL ends up in histories, proxies and logs: refused on every path.
+            if Console.secretInQuery(request.rawQuery) { return .answer(Self.secretInURL) }
             if Self.isAPI(request) { return api.headReceived(request) }
+            if Console.handles(request.rawPath) { return console.headReceived(request) }
             guard request.method == "GET" || request.method == "HEAD" else { return .answer(Self.methodNotAllowed) }
             return .readBody(limit: 0)
         }
 
         static let methodNotAllowed = Responder.plain(405, "Method Not Allowed\n", extra: [("Allow", "GET, HEAD")])
+        static let secretInURL = AdminAPI.error(
+            400, "token_in_url", "the address carries a token (a token, access_token or api_key parameter, or an lw_… value); a secret in a URL ends up in browser histories, proxies and logs, so it is refused and was not checked",
+            fix: "send the token as 'Authorization: Bearer <token>' (API) or in the console's sign-in form; revoke this token if the address was shared or logged ('linkwell tokens revoke NAME')")
 
         func handle(_ request: HTTPRequest) -> HTTPResponse {
+            if Console.secretInQuery(request.rawQuery) { return Self.secretInURL }
             if Self.isAPI(request) { return api.handle(request) }
+            if Console.handles(request.rawPath) { return console.handle(request) }
             guard request.method == "GET" || request.method == "HEAD" else { return Self.methodNotAllowed }
             switch request.rawPath {
             case "/healthz":
@@ -379,7 +392,7 @@ public final class ServerRuntime: Sendable {
                                 body: Array((runtime.metrics.render() + runtime.storeStatus.metricsText(served: runtime.linkRefresher.cell.index.count)
                                     + (runtime.clicks?.metricsText() ?? "")).utf8))
             default:
-                return Responder.plain(404, "Not found: try /healthz, /readyz, /metrics or /api/v1/openapi.json\n")
+                return Responder.plain(404, "Not found: try / (the console), /healthz, /readyz, /metrics or /api/v1/openapi.json\n")
             }
         }
     }

@@ -1,6 +1,7 @@
 // Bearer tokens for the admin REST API. `linkwell tokens create` prints a token once; the store
-// keeps its SHA-256 only (table api_tokens, migration 3). A presented token is hashed and compared
-// with every stored hash in constant time, so neither the timing nor the database reveals it.
+// keeps its SHA-256 only (table api_tokens, migration 3) and its scope (AuditLog.migration). A
+// presented token is hashed and compared with every stored hash in constant time, so neither the
+// timing nor the database reveals it.
 
 import Foundation
 
@@ -12,12 +13,36 @@ public struct APIToken: Sendable, Equatable {
     public var createdAt: Date
     public var lastUsedAt: Date?
     public var revoked: Bool
+    /// What the token may do; tokens made before scopes existed are `admin` (full rights).
+    public var scope: TokenScope = .admin
+}
+
+/// What a token (or a signed-in console user) may do. Each scope includes the ones before it.
+public enum TokenScope: String, Sendable, Equatable, CaseIterable, Comparable {
+    /// Read links, counts and routes; change nothing.
+    case read
+    /// Also create, change, disable, delete and import links.
+    case write
+    /// Also read the audit log (and, later, tokens and settings).
+    case admin
+
+    private var rank: Int { Self.allCases.firstIndex(of: self)! }
+    public static func < (a: TokenScope, b: TokenScope) -> Bool { a.rank < b.rank }
+
+    /// True when this scope may do what `needed` allows.
+    public func allows(_ needed: TokenScope) -> Bool { self >= needed }
+
+    /// The problem with a `--scope` value, or nil.
+    public static func parse(_ text: String) -> Result<TokenScope, LinkStoreError> {
+        if let scope = TokenScope(rawValue: text.lowercased()) { return .success(scope) }
+        return .failure(LinkStoreError(.invalid, "the scope '\(text)' is not one of read, write, admin (read: look only; write: also change links; admin: also the audit log)"))
+    }
 }
 
 /// What a presented bearer token turned out to be.
 public enum APITokenCheck: Sendable, Equatable {
-    /// A live token: the request may go on (its name is logged).
-    case valid(name: String)
+    /// A live token: the request may go on (its name is logged) within its scope.
+    case valid(name: String, scope: TokenScope)
     /// The token was revoked with `linkwell tokens revoke`.
     case revoked(name: String)
     /// No stored token has this hash (mistyped, from another database, or not a Linkwell token).
@@ -77,7 +102,7 @@ public enum BearerToken {
 extension LinkStore {
     /// Stores a new token named `name` (default: `token-N`, the first free N) and returns it with
     /// its secret — the only time the secret exists outside the caller.
-    public func createToken(name: String? = nil, now: Date = Date()) throws(LinkStoreError) -> (token: APIToken, secret: String) {
+    public func createToken(name: String? = nil, scope: TokenScope = .admin, now: Date = Date()) throws(LinkStoreError) -> (token: APIToken, secret: String) {
         if let name, let problem = BearerToken.nameProblem(name) { throw LinkStoreError(.invalid, problem) }
         return try withDB { db throws(LinkStoreError) in
             try db.transaction { () throws(LinkStoreError) in
@@ -91,10 +116,11 @@ extension LinkStore {
                 }
                 let secret = BearerToken.generate()
                 let token = APIToken(
-                    name: chosen, hash: BearerToken.hash(secret), createdAt: ShortLink.wholeSeconds(now), lastUsedAt: nil, revoked: false)
+                    name: chosen, hash: BearerToken.hash(secret), createdAt: ShortLink.wholeSeconds(now), lastUsedAt: nil, revoked: false,
+                    scope: scope)
                 try db.query(
-                    "INSERT INTO api_tokens (name, hash, created_at, last_used_at, revoked) VALUES (?, ?, ?, NULL, 0)",
-                    [.text(token.name), .text(token.hash), .date(token.createdAt)])
+                    "INSERT INTO api_tokens (name, hash, created_at, last_used_at, revoked, scope) VALUES (?, ?, ?, NULL, 0, ?)",
+                    [.text(token.name), .text(token.hash), .date(token.createdAt), .text(scope.rawValue)])
                 return (token, secret)
             }
         }
@@ -104,10 +130,10 @@ extension LinkStore {
     public func tokens() throws(LinkStoreError) -> [APIToken] {
         try withDB { db throws(LinkStoreError) in
             var out: [APIToken] = []
-            try db.query("SELECT name, hash, created_at, last_used_at, revoked FROM api_tokens ORDER BY name") { r in
+            try db.query("SELECT name, hash, created_at, last_used_at, revoked, scope FROM api_tokens ORDER BY name") { r in
                 out.append(APIToken(
                     name: r.text(0) ?? "", hash: r.text(1) ?? "", createdAt: r.date(2) ?? Date(timeIntervalSince1970: 0),
-                    lastUsedAt: r.date(3), revoked: r.bool(4)))
+                    lastUsedAt: r.date(3), revoked: r.bool(4), scope: r.text(5).flatMap(TokenScope.init(rawValue:)) ?? .read))
             }
             return out
         }
@@ -131,7 +157,7 @@ extension LinkStore {
         let digest = Array(BearerToken.hash(presented).utf8)
         var result = APITokenCheck.unknown
         for token in tokens where BearerToken.constantTimeEqual(Array(token.hash.utf8), digest) {
-            result = token.revoked ? .revoked(name: token.name) : .valid(name: token.name)
+            result = token.revoked ? .revoked(name: token.name) : .valid(name: token.name, scope: token.scope)
         }
         return result
     }

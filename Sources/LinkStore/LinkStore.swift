@@ -82,6 +82,8 @@ public final class LinkStore: Sendable {
         LinkStore.changeLogMigration,
         // App-open counts per link, route and day (AppOpenStore.swift).
         LinkStore.appOpenMigration,
+        // Token scopes and the audit log (AuditLog.swift).
+        LinkStore.auditMigration,
     ]
 
     /// The schema version this build writes.

@@ -33,6 +33,7 @@ extension LinkStore {
             CREATE TRIGGER links_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON links
                 FOR EACH STATEMENT EXECUTE FUNCTION linkwell_links_changed();
             """,
+        auditMigration.version: auditMigrationPostgres,
         7: "COMMENT ON TABLE clicks_daily IS 'click counts per link, route and UTC day (linkwell)';",
         changeLogMigration.version: changeLogPostgres,
     ]

@@ -98,7 +98,7 @@ import Testing
         let patch = try #require(doc["components"]?["schemas"]?["LinkPatch"]?["properties"]?.objectValue)
         #expect(patch.map(\.key).sorted() == LinkInput.fields.filter(\.patch).map(\.name).sorted())
         let paths = try #require(doc["paths"]?.objectValue).map(\.key)
-        #expect(paths == ["/api/v1/links", "/api/v1/links/{site}/{code}", "/api/v1/openapi.json", "/api/v1/stats"])
+        #expect(paths == ["/api/v1/audit", "/api/v1/links", "/api/v1/links/{site}/{code}", "/api/v1/openapi.json", "/api/v1/stats"])
     }
 
     // MARK: - The handler over a real database

@@ -78,7 +78,7 @@ import Testing
             + ((try? Data(contentsOf: URL(fileURLWithPath: dir.path("t.db-wal")))) ?? Data())
         #expect(bytes.range(of: Data(secret.utf8)) == nil)
 
-        #expect(try store.authenticate(secret) == .valid(name: "ci"))
+        #expect(try store.authenticate(secret) == .valid(name: "ci", scope: .admin))
         #expect(try store.authenticate(secret + "x") == .unknown)
         #expect(try store.authenticate("") == .unknown)
         // Checking reads only; the use is recorded in a batch, and an older time never wins.
@@ -93,6 +93,47 @@ import Testing
 
         #expect(throws: LinkStoreError.self) { try store.createToken(name: "ci") }
         #expect(throws: LinkStoreError.self) { try store.createToken(name: "bad name") }
+    }
+
+    @Test func scopesIncludeTheLowerOnesAndOldTokensKeepFullRights() throws {
+        #expect(TokenScope.admin.allows(.write) && TokenScope.write.allows(.read) && TokenScope.read.allows(.read))
+        #expect(!TokenScope.read.allows(.write) && !TokenScope.write.allows(.admin))
+        let dir = try TempDir()
+        let path = dir.path("old.db")
+        // A token stored before scopes existed (schema 7) is an admin token after the migration.
+        let old = try LinkStore(path: path, upTo: LinkStore.auditMigration.version - 1)
+        let (_, oldSecret) = try old.createTokenWithoutScope(name: "legacy")
+        let store = try LinkStore(path: path)
+        #expect(try store.authenticate(oldSecret) == .valid(name: "legacy", scope: .admin))
+        let (reader, secret) = try store.createToken(name: "dash", scope: .read)
+        #expect(reader.scope == .read)
+        #expect(try store.authenticate(secret) == .valid(name: "dash", scope: .read))
+        #expect(try store.tokens().map { "\($0.name):\($0.scope.rawValue)" } == ["dash:read", "legacy:admin"])
+    }
+
+    @Test func auditEntriesAreKeptNewestFirstAndPaged() throws {
+        let dir = try TempDir()
+        let store = try LinkStore(path: dir.path("a.db"))
+        let at = Date(timeIntervalSince1970: 1_764_000_000)
+        try store.appendAudit((0..<5).map { i in
+            AuditEntry(at: at, actor: "ci", via: "token", action: "link.create", site: "s", code: "c\(i)", detail: ["n": .number(String(i))], client: "192.0.2.1")
+        })
+        let first = try store.audit(limit: 2)
+        #expect(first.map(\.code) == ["c4", "c3"])
+        #expect(first[0].detail == ["n": .number("4")] && first[0].client == "192.0.2.1" && first[0].at == at && first[0].outcome == "ok")
+        #expect(try store.audit(before: first[1].id, limit: 10).map(\.code) == ["c2", "c1", "c0"])
+    }
+}
+
+extension LinkStore {
+    /// A token row as schema 7 wrote it (no scope column yet).
+    func createTokenWithoutScope(name: String) throws -> (Void, String) {
+        let secret = BearerToken.generate()
+        try withDB { db throws(LinkStoreError) in
+            try db.query("INSERT INTO api_tokens (name, hash, created_at, last_used_at, revoked) VALUES (?, ?, 0, NULL, 0)",
+                         [.text(name), .text(BearerToken.hash(secret))])
+        }
+        return ((), secret)
     }
 }
 

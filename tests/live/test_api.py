@@ -235,7 +235,7 @@ def test_openapi_document_passes_schemathesis_against_the_real_server(served, tm
     assert status == 200 and doc["openapi"].startswith("3.")
     assert doc["components"]["securitySchemes"]["bearerAuth"] == {
         "type": "http", "scheme": "bearer", "description": "A token from 'linkwell tokens create' (lw_…)."}
-    assert set(doc["paths"]) == {"/api/v1/links", "/api/v1/links/{site}/{code}", "/api/v1/stats", "/api/v1/openapi.json"}
+    assert set(doc["paths"]) == {"/api/v1/links", "/api/v1/links/{site}/{code}", "/api/v1/stats", "/api/v1/audit", "/api/v1/openapi.json"}
     # Every check schemathesis has (status codes, response schemas and headers, content types,
     # negative and positive data, auth, unsupported methods, stateful create → get → delete).
     result = subprocess.run(

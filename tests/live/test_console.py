@@ -1,0 +1,248 @@
+"""The console on the admin listener, driven over HTTP as a browser with JavaScript off would:
+sign in with a token posted in a form (a cookie session: HttpOnly, SameSite=Strict, Secure only
+over https from a trusted proxy), CSRF secrets and the Origin check on every form, the sign-in
+rate limit, a token in a query string refused (and kept out of the access log), a read token that
+cannot write, disable → the public listener answers 404, revocation and sign-out ending the
+session at once, every refusal in the audit log or the access log."""
+import re
+
+import pytest
+import requests
+
+from conftest import ROOT
+from test_api import api, cli
+
+
+@pytest.fixture
+def config(tmp_path):
+    cfg = tmp_path / "linkwell.json5"
+    cfg.write_text((ROOT / "config" / "examples" / "fitconnect.json5").read_text())
+    return cfg
+
+
+def csrf_of(html):
+    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+
+
+def sign_in(server, token, headers=None):
+    """A new browser: load the sign-in form, post the token; returns (session, response)."""
+    s = requests.Session()
+    s.headers.update(headers or {})
+    form = s.get(server.admin_url("/"))
+    r = s.post(server.admin_url("/console/sign-in"), data={"token": token, "csrf": csrf_of(form.text)},
+               headers={"Origin": f"{(headers or {}).get('X-Forwarded-Proto', 'http')}://{server.admin}"}, allow_redirects=False)
+    return s, r
+
+
+def public_status(server, path):
+    return requests.get(server.url(path), allow_redirects=False, headers={
+        "Host": "fitconnect.app", "User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)"}).status_code
+
+
+def test_console_sign_in_forms_and_refusals(config, start_server):
+    writer = cli(config, "tokens", "create", "--name", "marketing", "--scope", "write")
+    reader = cli(config, "tokens", "create", "--name", "dash", "--scope", "read")
+    admin = cli(config, "tokens", "create", "--name", "ops")
+    server = start_server(config)
+    assert api(server, "POST", "/api/v1/links", token=writer, body={"code": "spring", "target": "https://fitconnect.app/signup?referralCode=SPRING26", "previewTitle": "Spring"})[0] == 201
+    assert public_status(server, "/spring") == 200
+
+    # The sign-in page: a form posting `token`, no script, a strict CSP, a pre-session CSRF cookie.
+    page = requests.get(server.admin_url("/"))
+    assert page.status_code == 200 and 'name="token"' in page.text and 'method="post"' in page.text
+    assert "<script" not in page.text
+    assert page.headers["Content-Security-Policy"].startswith("default-src 'none'")
+    assert "script-src" not in page.headers["Content-Security-Policy"]
+    assert "HttpOnly" in page.headers["Set-Cookie"] and "SameSite=Strict" in page.headers["Set-Cookie"]
+    assert "Secure" not in page.headers["Set-Cookie"]
+    css = requests.get(server.admin_url("/console/console.css"))
+    assert css.status_code == 200 and css.headers["Content-Type"].startswith("text/css")
+    # The public listener has no path to the console.
+    for path in ("/console/console.css", "/console/audit"):
+        r = requests.get(server.url(path), headers={"Host": "fitconnect.app"}, allow_redirects=False)
+        assert r.status_code == 404 and "Linkwell console" not in r.text and "text/css" not in r.headers.get("Content-Type", "")
+
+    # A token in a query string is refused on the console and the API, and kept out of the log.
+    for path in (f"/?token={writer}", f"/api/v1/links?access_token={writer}", f"/console/audit?x={writer}"):
+        r = requests.get(server.admin_url(path))
+        assert r.status_code == 400 and r.json()["error"]["code"] == "token_in_url", path
+    server.wait_for(lambda e: e.get("event") == "admin_request" and e.get("path") == "/console/audit" and e["status"] == 400)
+    assert not any(writer in line for line in server.lines)
+
+    # The sign-in form without its CSRF secret, or from another origin: refused.
+    s = requests.Session()
+    form = s.get(server.admin_url("/"))
+    assert s.post(server.admin_url("/console/sign-in"), data={"token": writer}, allow_redirects=False).status_code == 403
+    r = s.post(server.admin_url("/console/sign-in"), data={"token": writer, "csrf": csrf_of(form.text)},
+               headers={"Origin": "https://evil.example"}, allow_redirects=False)
+    assert r.status_code == 403 and "lw_session" not in r.headers.get("Set-Cookie", "")
+
+    # Wrong tokens: 401, then 429 after five from one client (here a client a trusted proxy names).
+    elsewhere = {"X-Forwarded-For": "198.51.100.7"}
+    statuses = [sign_in(server, "lw_" + "x" * 40, headers=elsewhere)[1].status_code for _ in range(6)]
+    assert statuses == [401] * 5 + [429]
+    _, r = sign_in(server, writer, headers=elsewhere)
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+
+    # Signed in with a write token: an HttpOnly, SameSite=Strict session cookie, no secret in the URL.
+    browser, r = sign_in(server, writer)
+    assert r.status_code == 303 and r.headers["Location"] == "/"
+    cookie = r.headers["Set-Cookie"]
+    assert "lw_session=" in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Secure" not in cookie
+    home = browser.get(server.admin_url("/"))
+    assert home.status_code == 200 and "<code>spring</code>" in home.text and "marketing" in home.text
+    csrf = csrf_of(home.text)
+    toggle = {"site": "fitconnect", "code": "spring", "action": "disable"}
+    origin = {"Origin": f"http://{server.admin}"}
+
+    # A form without the CSRF secret, or from another origin, changes nothing.
+    assert browser.post(server.admin_url("/console/links/toggle"), data=toggle, headers=origin, allow_redirects=False).status_code == 403
+    assert browser.post(server.admin_url("/console/links/toggle"), data={**toggle, "csrf": csrf},
+                        headers={"Origin": "https://evil.example"}, allow_redirects=False).status_code == 403
+    assert public_status(server, "/spring") == 200
+    assert api(server, "GET", "/api/v1/links/fitconnect/spring", token=admin)[2]["status"] == "live"
+
+    # A read token cannot write through the console either.
+    viewer, _ = sign_in(server, reader)
+    view = viewer.get(server.admin_url("/"))
+    assert "read only" in view.text and "Disable" not in view.text
+    r = viewer.post(server.admin_url("/console/links/toggle"), data={**toggle, "csrf": csrf_of(view.text)}, headers=origin, allow_redirects=False)
+    assert r.status_code == 403 and "cannot change links" in r.text
+    assert public_status(server, "/spring") == 200
+
+    # With the secret and from the console itself: disabled, and the public listener answers 404.
+    r = browser.post(server.admin_url("/console/links/toggle"), data={**toggle, "csrf": csrf}, headers=origin)
+    assert r.status_code == 200 and "Link spring disabled." in r.text
+    assert public_status(server, "/spring") == 404
+
+    # The audit log (an admin session): the write and the refusals, with who and from where.
+    boss, _ = sign_in(server, admin)
+    audit = boss.get(server.admin_url("/console/audit"))
+    assert audit.status_code == 200
+    assert browser.get(server.admin_url("/console/audit")).status_code == 403  # a write token
+    entries = api(server, "GET", "/api/v1/audit", token=admin)[2]["entries"]
+    assert [(e["actor"], e["via"], e["action"], e["outcome"]) for e in entries[:4]] == [
+        ("marketing", "console", "link.update", "ok"),
+        ("dash", "console", "refused", "refused: insufficient_scope (read scope)"),
+        ("marketing", "console", "refused", "refused: origin"),
+        ("marketing", "console", "refused", "refused: csrf"),
+    ]
+    assert entries[0]["detail"] == {"disabled": {"before": False, "after": True}, "status": {"before": "live", "after": "disabled"}}
+    assert "marketing" in audit.text and "link.update" in audit.text
+
+    # Behind a trusted proxy that says https, the cookies are Secure.
+    # (requests keeps Secure cookies off plain http: the pre-session cookie is sent by hand.)
+    https = {"X-Forwarded-Proto": "https"}
+    form = requests.get(server.admin_url("/"), headers=https)
+    assert "Secure" in form.headers["Set-Cookie"]
+    pre = form.headers["Set-Cookie"].split(";")[0]
+    r = requests.post(server.admin_url("/console/sign-in"), data={"token": admin, "csrf": csrf_of(form.text)}, allow_redirects=False,
+                      headers={**https, "Cookie": pre, "Origin": f"https://{server.admin}"})
+    assert r.status_code == 303 and "lw_session=" in r.headers["Set-Cookie"] and "; Secure" in r.headers["Set-Cookie"]
+
+    # Revoking the token ends its sessions at once; sign-out ends a session at once.
+    cli(config, "tokens", "revoke", "dash")
+    assert 'name="token"' in viewer.get(server.admin_url("/")).text
+    kept = dict(boss.cookies)
+    r = boss.post(server.admin_url("/console/sign-out"), data={"csrf": csrf_of(audit.text)}, headers=origin, allow_redirects=False)
+    assert r.status_code == 303 and "Max-Age=0" in r.headers["Set-Cookie"]
+    replay = requests.Session()
+    replay.cookies.update(kept)
+    assert 'name="token"' in replay.get(server.admin_url("/")).text
+    assert replay.get(server.admin_url("/console/audit"), allow_redirects=False).status_code == 303
+    r = replay.post(server.admin_url("/console/links/toggle"), data={**toggle, "action": "enable", "csrf": csrf}, headers=origin, allow_redirects=False)
+    assert r.status_code == 401 and public_status(server, "/spring") == 404
+
+
+def test_console_counts_are_the_numbers_of_linkwell_stats(config, start_server):
+    import json
+    import signal
+    writer = cli(config, "tokens", "create", "--name", "marketing", "--scope", "read")
+    ci = cli(config, "tokens", "create", "--name", "ci", "--scope", "write")
+    server = start_server(config)
+    assert api(server, "POST", "/api/v1/links", token=ci, body={"code": "spring", "target": "https://fitconnect.app/signup?referralCode=S"})[0] == 201
+    # Known clicks on the public listener: 3 from an iPhone, 2 from Android, 1 to a missing link.
+    android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36"
+    for _ in range(3):
+        assert public_status(server, "/spring") == 200
+    for _ in range(2):
+        requests.get(server.url("/spring"), headers={"Host": "fitconnect.app", "User-Agent": android}, allow_redirects=False)
+    public_status(server, "/nope-missing")
+    server.signal(signal.SIGHUP)  # flushes the counts
+    server.wait_for(lambda e: e.get("event") == "reloaded")
+    report = json.loads(cli(config, "stats", "--json", "--site", "fitconnect"))
+    assert report["total"] >= 5
+
+    browser, _ = sign_in(server, writer)
+    page = browser.get(server.admin_url("/console/stats?site=fitconnect&range=7"))
+    assert page.status_code == 200 and '<svg class="chart"' in page.text and "<title id=\"chart-title\">Clicks per day" in page.text
+    days = dict(re.findall(r'<tr><td data-label="Day">([0-9-]+)</td><td data-label="Clicks">(\d+)</td></tr>', page.text))
+    assert len(days) == 7
+    assert {d: int(c) for d, c in days.items() if int(c)} == {d["day"]: d["clicks"] for d in report["days"]}
+    assert int(re.search(r'id="days-total">(\d+)<', page.text).group(1)) == report["total"]
+    platforms = dict(re.findall(r'<td data-label="Platform">([^<]+)</td><td data-label="Clicks">(\d+)</td>', page.text))
+    assert {k: int(v) for k, v in platforms.items()} == report["platform"]
+    outcomes = dict(re.findall(r'<td data-label="Outcome">([^<]+)</td><td data-label="Clicks">(\d+)</td>', page.text))
+    assert {k: int(v) for k, v in outcomes.items()} == report["outcome"]
+    # One link's counts: the same as stats --link.
+    page = browser.get(server.admin_url("/console/stats?site=fitconnect&range=30&link=spring"))
+    one = json.loads(cli(config, "stats", "--json", "--site", "fitconnect", "--link", "spring"))
+    assert int(re.search(r'id="days-total">(\d+)<', page.text).group(1)) == one["total"] == 5
+
+
+def test_console_imports_the_takeout_sample_with_its_report(tmp_path, start_server):
+    import json
+    import shutil
+    fdl = ROOT / "tests" / "live" / "fdl"
+    config = tmp_path / "links.json5"
+    shutil.copy(fdl / "links.json5", config)
+    writer = cli(config, "tokens", "create", "--name", "growth", "--scope", "write")
+    # What the command line would do with the same file on the same database.
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(config, copy / "links.json5")
+    shutil.copy(tmp_path / "linkwell.db", copy / "linkwell.db")
+    import subprocess
+    from conftest import BINARY
+    cli_report = json.loads(subprocess.run([str(BINARY), "links", "import", "--fdl-takeout", str(fdl / "takeout.csv"), "--site", "example", "--json",
+                                            "--config", str(copy / "links.json5")], capture_output=True, text=True, timeout=60).stdout)
+    server = start_server(config)
+    browser, _ = sign_in(server, writer)
+    form = browser.get(server.admin_url("/console/import"))
+    assert form.status_code == 200 and 'enctype="multipart/form-data"' in form.text
+    origin = {"Origin": f"http://{server.admin}"}
+    upload = {"file": ("takeout.csv", (fdl / "takeout.csv").read_bytes(), "text/csv")}
+    # Without the CSRF secret: refused, nothing imported.
+    r = browser.post(server.admin_url("/console/import"), data={"site": "example"}, files=upload, headers=origin)
+    assert r.status_code == 403
+    r = browser.post(server.admin_url("/console/import"), data={"site": "example", "archived": "disable", "csrf": csrf_of(form.text)}, files=upload, headers=origin)
+    assert r.status_code == 200, r.text
+    count = lambda name: int(re.search(rf'id="{name}">(\d+)<', r.text).group(1))
+    assert count("imported") == len(cli_report["imported"]) > 0
+    assert count("skipped") == len(cli_report["skipped"]) and count("errors") == len(cli_report["errors"])
+    for skip in cli_report["skipped"]:
+        assert skip["reason"].replace('"', "&quot;").replace("'", "&#39;")[:30] in r.text or skip["reason"][:30] in r.text
+    # The links are served at once; a second upload imports nothing new.
+    code = cli_report["imported"][0]["code"]
+    assert f"<code>{code}</code>" in r.text
+    again = browser.post(server.admin_url("/console/import"), data={"site": "example", "csrf": csrf_of(form.text)}, files=upload, headers=origin)
+    assert int(re.search(r'id="imported">(\d+)<', again.text).group(1)) == 0
+    assert int(re.search(r'id="unchanged">(\d+)<', again.text).group(1)) == len(cli_report["imported"])
+
+
+def test_a_token_in_a_logged_query_string_is_redacted(tmp_path, start_server):
+    import json
+
+    import json5
+    cfg = json5.loads((ROOT / "config" / "examples" / "fitconnect.json5").read_text())
+    cfg.setdefault("server", {})["logQueryStrings"] = True
+    config = tmp_path / "linkwell.json5"
+    config.write_text(json.dumps(cfg))
+    token = cli(config, "tokens", "create", "--name", "leaky")
+    server = start_server(config)
+    assert requests.get(server.admin_url(f"/api/v1/links?site=fitconnect&access_token={token}")).status_code == 400
+    assert requests.get(server.admin_url("/api/v1/links?site=fitconnect"), headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    line = server.wait_for(lambda e: e.get("event") == "admin_request" and e["status"] == 400)
+    assert line["path"] == "/api/v1/links?[redacted]"
+    server.wait_for(lambda e: e.get("event") == "admin_request" and e.get("path") == "/api/v1/links?site=fitconnect")
+    assert not any(token in l for l in server.lines)
