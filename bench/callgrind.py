@@ -19,7 +19,8 @@ Route resolution: linkwell-bench --count-resolution P under callgrind with colle
 Honest counts: valgrind counts a whole `rep stosb` / `rep movsb` as one instruction per byte, so
 glibc's `memset`/`memcpy` above 2 KiB (where glibc switches to them) would show as ~1 instruction
 a byte. Both servers run with GLIBC_TUNABLES raising those thresholds out of reach
-(HONEST_TUNABLES), so glibc uses its vector loops, counted as they run. Allocations: the calls to
+(HONEST_TUNABLES), so glibc uses its vector loops, counted as they run. Linkwell's link refresher
+thread (a poll twice a second, not per request) is left out: one callgrind file per thread. Allocations: the calls to
 `malloc` (and to the other allocators) per request are callgrind's call counts, run minus baseline.
 
 Counts repeat exactly for the same binaries and inputs whatever else the machine is doing
@@ -29,6 +30,7 @@ is bounded; every process started here is stopped by its PID.
 
 import argparse
 import datetime
+import glob
 import json
 import urllib.parse
 import os
@@ -61,6 +63,10 @@ COPIED = [("aasa", "/.well-known/apple-app-site-association", 200), ("assetlinks
 # glibc's `rep stosb`/`rep movsb` thresholds out of reach: every memset/memcpy is a vector loop,
 # which callgrind counts as it runs (a `rep` string op counts once per byte).
 HONEST_TUNABLES = "glibc.cpu.x86_rep_stosb_threshold=2147483647:glibc.cpu.x86_rep_movsb_threshold=2147483647"
+# Linkwell's link refresher polls the link database twice a second on its own thread: work per
+# second, not per request, which a run slowed down by valgrind would charge to its requests. Its
+# thread (the one that runs `closure #1 in LinkRefresher.start(storage:)`, mangled) is left out.
+REFRESHER_LOOP = re.compile(r"^c?fn=(\(\d+\) )?\$s10LinkServer0A9RefresherC5start7storage\S*fU_$", re.M)
 # The allocators whose calls are counted (glibc's names and their internal aliases).
 ALLOCATORS = {"malloc": "malloc", "__libc_malloc": "malloc", "calloc": "calloc", "__libc_calloc": "calloc",
               "realloc": "realloc", "__libc_realloc": "realloc", "posix_memalign": "posix_memalign",
@@ -119,19 +125,46 @@ class KeepAliveClient:
 # ---------------------------------------------------------------- callgrind files
 
 
+def thread_files(path):
+    """The per-thread files of a run (`--separate-threads=yes`: `path`-01, -02, …; `path` itself
+    for a single file), without the link refresher's thread."""
+    files = sorted(glob.glob(glob.escape(path) + "-[0-9]*")) or [path]
+    kept = []
+    for f in files:
+        with open(f, errors="replace") as fh:
+            if not REFRESHER_LOOP.search(fh.read()):
+                kept.append(f)
+    return kept
+
+
 def total_ir(path):
-    """The Ir total of a callgrind output file (its `totals:` or `summary:` line)."""
-    with open(path) as f:
-        for line in f:
-            if line.startswith(("totals:", "summary:")):
-                return int(line.split()[1])
-    raise SystemExit(f"callgrind: no totals in {path}")
+    """The Ir total of a run (its threads' `totals:` or `summary:` lines, the refresher left out)."""
+    total = None
+    for f in thread_files(path):
+        with open(f) as fh:
+            for line in fh:
+                if line.startswith(("totals:", "summary:")):
+                    total = (total or 0) + int(line.split()[1])
+                    break
+    if total is None:
+        raise SystemExit(f"callgrind: no totals in {path}")
+    return total
 
 
 DEMANGLE = shutil.which("swift-demangle") or (shutil.which("swift") and [shutil.which("swift"), "demangle"])
 
 
 def functions(path, inclusive):
+    """{function [object]: Ir} for every function in a run, summed over its threads (the
+    refresher left out)."""
+    costs = {}
+    for f in thread_files(path):
+        for k, v in file_functions(f, inclusive).items():
+            costs[k] = costs.get(k, 0) + v
+    return costs
+
+
+def file_functions(path, inclusive):
     """{function [object]: Ir} for every function in a callgrind file (callgrind_annotate,
     demangled). callgrind_annotate splits a function by source file (inlined code from headers
     and other files); the parts are summed, so each function appears once."""
@@ -161,8 +194,16 @@ def functions(path, inclusive):
 
 
 def allocator_calls(path):
-    """{allocator: calls} over a whole callgrind file: the sum of its `calls=` lines whose callee
-    (`cfn=`, names compressed as `(id) name` on first use) is one of ALLOCATORS."""
+    """{allocator: calls} over a run's threads (the refresher left out): the sum of the `calls=`
+    lines whose callee (`cfn=`, names compressed as `(id) name` on first use) is one of ALLOCATORS."""
+    counts = {}
+    for f in thread_files(path):
+        for k, v in file_allocator_calls(f).items():
+            counts[k] = counts.get(k, 0) + v
+    return counts
+
+
+def file_allocator_calls(path):
     names, counts, callee = {}, {}, None
     with open(path, errors="replace") as f:
         for line in f:
@@ -203,18 +244,19 @@ class Counter:
         self.copies = copies
         self.runs = 0
 
-    def valgrind(self, out_file):
+    def valgrind(self, out_file, server):
+        # One file per thread (`out_file`-NN), so that the link refresher's thread can be left out.
         return ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}", "--error-limit=no",
-                "--log-file=" + out_file + ".valgrind.log"]
+                "--separate-threads=yes", "--log-file=" + out_file + ".valgrind.log"]
 
     def start(self, server, logging, out_file):
         startup = self.a.startup_timeout
         if server == "linkwell":
             return driver.start_linkwell(self.a.linkwell, self.a.config, self.tmp, access_log=logging,
-                                         name=f"linkwell-{self.runs}", prefix=self.valgrind(out_file),
+                                         name=f"linkwell-{self.runs}", prefix=self.valgrind(out_file, server),
                                          extra=["--threads", "1"], admin=False, startup_timeout=startup)
         return driver.start_nginx(os.path.join(self.tmp, f"nginx-{self.runs}"), self.copies, access_log=logging,
-                                  single=True, prefix=self.valgrind(out_file), startup_timeout=startup)
+                                  single=True, prefix=self.valgrind(out_file, server), startup_timeout=startup)
 
     def run(self, server, logging, endpoint, requests):
         """Start `server` under callgrind, warm up every endpoint, send `requests` to `endpoint`
@@ -262,12 +304,13 @@ def stop(server, timeout):
 
 
 def keep(a, path):
-    """Move a callgrind file to --keep DIR, or delete it."""
-    if a.keep:
-        os.makedirs(a.keep, exist_ok=True)
-        shutil.move(path, os.path.join(a.keep, os.path.basename(path)))
-    else:
-        os.remove(path)
+    """Move a run's callgrind files (one per thread) to --keep DIR, or delete them."""
+    for f in glob.glob(glob.escape(path) + "-[0-9]*") + ([path] if os.path.exists(path) else []):
+        if a.keep:
+            os.makedirs(a.keep, exist_ok=True)
+            shutil.move(f, os.path.join(a.keep, os.path.basename(f)))
+        else:
+            os.remove(f)
 
 
 # /bench2: --short-link-target with a preview, every fallback and campaign tags (a link file's fields).
@@ -430,6 +473,7 @@ def main():
             "method": "(Ir(warm-up + N requests) - Ir(warm-up only)) / N, user space, all threads; "
                       "GLIBC_TUNABLES raises glibc's rep stosb/movsb thresholds for both servers (honest counts); "
                       "malloc per request: callgrind's call count of malloc, the same difference; "
+                      "Linkwell's link refresher thread (a poll every 500 ms) left out; "
                       "Linkwell --threads 1 --admin off; nginx master_process off, worker_processes 1; "
                       "one keep-alive connection, one request at a time",
         },
