@@ -42,8 +42,8 @@ public struct RequestHeadLimits: Sendable, Equatable {
 /// What the header iteration collects: counts and values of the framing headers, and the first
 /// problem found.
 struct HeadScan {
-    var hostCount = 0
-    var host: [UInt8] = []
+    /// The `KnownHeader`s found (`Host` among them), for the checks and then for the handler.
+    var view = RequestHeadView()
     var contentLengths: [[UInt8]] = []
     var transferEncodings: [[UInt8]] = []
     var lineLimit = 0
@@ -58,7 +58,7 @@ enum RequestHeadCheck {
     ///   - rawTarget: the target as the URI log callback copied it.
     static func check(
         connection: OpaquePointer, limits: RequestHeadLimits, method: String, rawTarget: String,
-        url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?
+        url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, view: inout RequestHeadView
     ) -> RequestHeadRejection? {
         let versionText = version.map { String(cString: $0) } ?? ""
         // Request line.
@@ -104,13 +104,14 @@ enum RequestHeadCheck {
         }
 
         let isHTTP11 = versionText == "HTTP/1.1"
-        if scan.hostCount > 1 {
+        let hostCount = scan.view.lines(.host)
+        if hostCount > 1 {
             return RequestHeadRejection(status: 400, reason: "the request has more than one Host header")
         }
-        if isHTTP11 && scan.hostCount == 0 {
+        if isHTTP11 && hostCount == 0 {
             return RequestHeadRejection(status: 400, reason: "an HTTP/1.1 request needs a Host header")
         }
-        if scan.hostCount == 1 && !isValidHost(scan.host) {
+        if hostCount == 1, let host = scan.view.first(.host), !isValidHost(host) {
             return RequestHeadRejection(status: 400, reason: "the Host header is not a host name or address with an optional port")
         }
         if !scan.transferEncodings.isEmpty {
@@ -143,6 +144,7 @@ enum RequestHeadCheck {
            contentLength > 0 || !scan.transferEncodings.isEmpty {
             return RequestHeadRejection(status: 400, reason: "a \(method) request carries no body")
         }
+        view = scan.view
         return nil
     }
 
@@ -190,10 +192,11 @@ enum RequestHeadCheck {
         } else {
             scan.pointee.previousEnd = keyStart + keySize
         }
+        if let known = KnownHeader.named(name) {
+            scan.pointee.view.note(known, value: value, count: valueSize)
+            return .YES
+        }
         switch keySize {
-        case 4 where equalsIgnoringCase(name, "host"):
-            scan.pointee.hostCount += 1
-            scan.pointee.host = Array(body)
         case 14 where equalsIgnoringCase(name, "content-length"):
             scan.pointee.contentLengths.append(Array(body))
         case 17 where equalsIgnoringCase(name, "transfer-encoding"):
@@ -223,7 +226,7 @@ enum RequestHeadCheck {
 
     /// A reg-name or IP literal with an optional port: no userinfo, path, tabs or controls
     /// (trailing spaces are optional whitespace).
-    static func isValidHost(_ host: [UInt8]) -> Bool {
+    static func isValidHost<Bytes: BidirectionalCollection<UInt8>>(_ host: Bytes) -> Bool {
         var value = host[...]
         while value.last == 0x20 { value = value.dropLast() }
         guard !value.isEmpty, value.first != UInt8(ascii: ".") else { return false }
