@@ -16,6 +16,13 @@ same difference taken function by function (callgrind_annotate of both files).
 Route resolution: linkwell-bench --count-resolution P under callgrind with collection only inside
 `resolvePasses` (P passes over 8,192 URLs after a warm-up pass), one process per table size.
 
+Honest counts: valgrind counts a whole `rep stosb` / `rep movsb` as one instruction per byte, so
+glibc's `memset`/`memcpy` above 2 KiB (where glibc switches to them) would show as ~1 instruction
+a byte. Both servers run with GLIBC_TUNABLES raising those thresholds out of reach
+(HONEST_TUNABLES), so glibc uses its vector loops, counted as they run. Linkwell's link refresher
+thread (a poll twice a second, not per request) is left out: one callgrind file per thread. Allocations: the calls to
+`malloc` (and to the other allocators) per request are callgrind's call counts, run minus baseline.
+
 Counts repeat exactly for the same binaries and inputs whatever else the machine is doing
 (SWIFT_DETERMINISTIC_HASHING=1 fixes Swift's per-process hash seed). Loopback only; every wait
 is bounded; every process started here is stopped by its PID.
@@ -23,6 +30,7 @@ is bounded; every process started here is stopped by its PID.
 
 import argparse
 import datetime
+import glob
 import json
 import urllib.parse
 import os
@@ -52,6 +60,18 @@ ENDPOINTS = [
 ]
 COPIED = [("aasa", "/.well-known/apple-app-site-association", 200), ("assetlinks", "/.well-known/assetlinks.json", 200),
           ("landing", "/post/123", 200), ("notfound", "/does/not/exist", 404)]
+# glibc's `rep stosb`/`rep movsb` thresholds out of reach: every memset/memcpy is a vector loop,
+# which callgrind counts as it runs (a `rep` string op counts once per byte).
+HONEST_TUNABLES = "glibc.cpu.x86_rep_stosb_threshold=2147483647:glibc.cpu.x86_rep_movsb_threshold=2147483647"
+# Linkwell's link refresher polls the link database twice a second on its own thread: work per
+# second, not per request, which a run slowed down by valgrind would charge to its requests. Its
+# thread (the one that runs `closure #1 in LinkRefresher.start(storage:)`, mangled) is left out.
+REFRESHER_LOOP = re.compile(r"^c?fn=(\(\d+\) )?\$s10LinkServer0A9RefresherC5start7storage\S*fU_$", re.M)
+# The allocators whose calls are counted (glibc's names and their internal aliases).
+ALLOCATORS = {"malloc": "malloc", "__libc_malloc": "malloc", "calloc": "calloc", "__libc_calloc": "calloc",
+              "realloc": "realloc", "__libc_realloc": "realloc", "posix_memalign": "posix_memalign",
+              "__posix_memalign": "posix_memalign", "aligned_alloc": "aligned_alloc", "memalign": "aligned_alloc",
+              "__libc_memalign": "aligned_alloc"}
 # nginx has no short links: these endpoints are Linkwell's alone (left out of nginx's warm-up and runs).
 LINKWELL_ONLY = {"shortlink", "shortlink-override"}
 
@@ -105,19 +125,46 @@ class KeepAliveClient:
 # ---------------------------------------------------------------- callgrind files
 
 
+def thread_files(path):
+    """The per-thread files of a run (`--separate-threads=yes`: `path`-01, -02, …; `path` itself
+    for a single file), without the link refresher's thread."""
+    files = sorted(glob.glob(glob.escape(path) + "-[0-9]*")) or [path]
+    kept = []
+    for f in files:
+        with open(f, errors="replace") as fh:
+            if not REFRESHER_LOOP.search(fh.read()):
+                kept.append(f)
+    return kept
+
+
 def total_ir(path):
-    """The Ir total of a callgrind output file (its `totals:` or `summary:` line)."""
-    with open(path) as f:
-        for line in f:
-            if line.startswith(("totals:", "summary:")):
-                return int(line.split()[1])
-    raise SystemExit(f"callgrind: no totals in {path}")
+    """The Ir total of a run (its threads' `totals:` or `summary:` lines, the refresher left out)."""
+    total = None
+    for f in thread_files(path):
+        with open(f) as fh:
+            for line in fh:
+                if line.startswith(("totals:", "summary:")):
+                    total = (total or 0) + int(line.split()[1])
+                    break
+    if total is None:
+        raise SystemExit(f"callgrind: no totals in {path}")
+    return total
 
 
 DEMANGLE = shutil.which("swift-demangle") or (shutil.which("swift") and [shutil.which("swift"), "demangle"])
 
 
 def functions(path, inclusive):
+    """{function [object]: Ir} for every function in a run, summed over its threads (the
+    refresher left out)."""
+    costs = {}
+    for f in thread_files(path):
+        for k, v in file_functions(f, inclusive).items():
+            costs[k] = costs.get(k, 0) + v
+    return costs
+
+
+def file_functions(path, inclusive):
     """{function [object]: Ir} for every function in a callgrind file (callgrind_annotate,
     demangled). callgrind_annotate splits a function by source file (inlined code from headers
     and other files); the parts are summed, so each function appears once."""
@@ -146,6 +193,32 @@ def functions(path, inclusive):
     return {f"{k} [{objects[k]}]" if k in objects else k: v for k, v in costs.items()}
 
 
+def allocator_calls(path):
+    """{allocator: calls} over a run's threads (the refresher left out): the sum of the `calls=`
+    lines whose callee (`cfn=`, names compressed as `(id) name` on first use) is one of ALLOCATORS."""
+    counts = {}
+    for f in thread_files(path):
+        for k, v in file_allocator_calls(f).items():
+            counts[k] = counts.get(k, 0) + v
+    return counts
+
+
+def file_allocator_calls(path):
+    names, counts, callee = {}, {}, None
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith(("fn=", "cfn=")):
+                m = re.match(r"c?fn=(?:\((\d+)\))?\s*(.*)$", line.rstrip("\n"))
+                ident, name = m.group(1), m.group(2)
+                if ident is not None:
+                    name = names.setdefault(ident, name) if name else names.get(ident, "")
+                if line.startswith("cfn="):
+                    callee = ALLOCATORS.get(name)
+            elif line.startswith("calls=") and callee:
+                counts[callee] = counts.get(callee, 0) + int(line[6:].split()[0])
+    return counts
+
+
 def profile(run_file, base_file, requests, top, per_request_total):
     """Top functions by instructions per request (run minus baseline), self and inclusive."""
     prof = {}
@@ -171,18 +244,19 @@ class Counter:
         self.copies = copies
         self.runs = 0
 
-    def valgrind(self, out_file):
+    def valgrind(self, out_file, server):
+        # One file per thread (`out_file`-NN), so that the link refresher's thread can be left out.
         return ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}", "--error-limit=no",
-                "--log-file=" + out_file + ".valgrind.log"]
+                "--separate-threads=yes", "--log-file=" + out_file + ".valgrind.log"]
 
     def start(self, server, logging, out_file):
         startup = self.a.startup_timeout
         if server == "linkwell":
             return driver.start_linkwell(self.a.linkwell, self.a.config, self.tmp, access_log=logging,
-                                         name=f"linkwell-{self.runs}", prefix=self.valgrind(out_file),
+                                         name=f"linkwell-{self.runs}", prefix=self.valgrind(out_file, server),
                                          extra=["--threads", "1"], admin=False, startup_timeout=startup)
         return driver.start_nginx(os.path.join(self.tmp, f"nginx-{self.runs}"), self.copies, access_log=logging,
-                                  single=True, prefix=self.valgrind(out_file), startup_timeout=startup)
+                                  single=True, prefix=self.valgrind(out_file, server), startup_timeout=startup)
 
     def run(self, server, logging, endpoint, requests):
         """Start `server` under callgrind, warm up every endpoint, send `requests` to `endpoint`
@@ -210,9 +284,10 @@ class Counter:
         if srv.proc.returncode not in (0, -signal.SIGTERM):
             raise SystemExit(f"callgrind: {server} under valgrind exited {srv.proc.returncode}; see {out_file}.valgrind.log")
         ir = total_ir(out_file)
+        allocs = allocator_calls(out_file)
         log(f"{server:8} {'log' if logging else 'nolog':5} {endpoint or 'baseline':13} {requests:6} requests: "
-            f"{ir:,} Ir ({time.monotonic() - t0:.0f} s)")
-        return ir, out_file
+            f"{ir:,} Ir, {allocs.get('malloc', 0):,} malloc calls ({time.monotonic() - t0:.0f} s)")
+        return ir, allocs, out_file
 
 
 def stop(server, timeout):
@@ -229,12 +304,13 @@ def stop(server, timeout):
 
 
 def keep(a, path):
-    """Move a callgrind file to --keep DIR, or delete it."""
-    if a.keep:
-        os.makedirs(a.keep, exist_ok=True)
-        shutil.move(path, os.path.join(a.keep, os.path.basename(path)))
-    else:
-        os.remove(path)
+    """Move a run's callgrind files (one per thread) to --keep DIR, or delete them."""
+    for f in glob.glob(glob.escape(path) + "-[0-9]*") + ([path] if os.path.exists(path) else []):
+        if a.keep:
+            os.makedirs(a.keep, exist_ok=True)
+            shutil.move(f, os.path.join(a.keep, os.path.basename(f)))
+        else:
+            os.remove(f)
 
 
 # /bench2: --short-link-target with a preview, every fallback and campaign tags (a link file's fields).
@@ -348,6 +424,8 @@ def main():
         if e not in {k for k, _, _ in ENDPOINTS}:
             raise SystemExit(f"callgrind: unknown endpoint '{e}'; use {', '.join(k for k, _, _ in ENDPOINTS)}")
     os.environ["SWIFT_DETERMINISTIC_HASHING"] = "1"  # inherited by the servers
+    os.environ["GLIBC_TUNABLES"] = HONEST_TUNABLES  # both servers: no `rep` string ops (see the docstring)
+    log(f"both servers run with GLIBC_TUNABLES={HONEST_TUNABLES} (no rep stosb/movsb: honest memset/memcpy counts)")
 
     now = datetime.datetime.now(datetime.timezone.utc)
     stem = a.name or "callgrind-" + now.strftime("%Y-%m-%dT%H%M%SZ")
@@ -360,14 +438,17 @@ def main():
     http = []
     for logging in logging_modes:
         for server in servers:
-            base_ir, base_file = counter.run(server, logging, None, 0)
+            base_ir, base_allocs, base_file = counter.run(server, logging, None, 0)
             for endpoint in endpoints:
                 if server != "linkwell" and endpoint in LINKWELL_ONLY:
                     continue
-                ir, run_file = counter.run(server, logging, endpoint, requests)
+                ir, allocs, run_file = counter.run(server, logging, endpoint, requests)
+                per = {k: round((allocs.get(k, 0) - base_allocs.get(k, 0)) / requests, 3) for k in set(allocs) | set(base_allocs)}
                 row = {"server": server, "access_log": logging, "endpoint": endpoint, "requests": requests,
                        "warmup_per_endpoint": a.warmup, "ir_run": ir, "ir_baseline": base_ir,
-                       "ir_per_request": round((ir - base_ir) / requests, 1)}
+                       "ir_per_request": round((ir - base_ir) / requests, 1),
+                       "malloc_per_request": per.get("malloc", 0.0),
+                       "allocator_calls_per_request": dict(sorted(per.items()))}
                 if endpoint in a.profile.split(","):
                     row["profile"] = profile(run_file, base_file, requests, a.top, row["ir_per_request"])
                 http.append(row)
@@ -388,7 +469,11 @@ def main():
             "warmup_per_endpoint": a.warmup,
             "note": a.note,
             "elapsed_s": round(time.monotonic() - started, 1),
+            "glibc_tunables": HONEST_TUNABLES,
             "method": "(Ir(warm-up + N requests) - Ir(warm-up only)) / N, user space, all threads; "
+                      "GLIBC_TUNABLES raises glibc's rep stosb/movsb thresholds for both servers (honest counts); "
+                      "malloc per request: callgrind's call count of malloc, the same difference; "
+                      "Linkwell's link refresher thread (a poll every 500 ms) left out; "
                       "Linkwell --threads 1 --admin off; nginx master_process off, worker_processes 1; "
                       "one keep-alive connection, one request at a time",
         },
@@ -406,15 +491,21 @@ def main():
 def print_tables(d):
     http = d["http"]
     if http:
-        print("| endpoint | access log | Linkwell Ir/request | nginx Ir/request | Linkwell / nginx |")
-        print("|---|---|---|---|---|")
+        tunables = d["meta"].get("glibc_tunables")
+        print(f"Both servers ran with GLIBC_TUNABLES={tunables} (honest memset/memcpy counts)." if tunables
+              else "Counted without GLIBC_TUNABLES: glibc's rep stosb/movsb counted once per byte (inflated).")
+        print()
+        print("| endpoint | access log | Linkwell Ir/request | nginx Ir/request | Linkwell / nginx | malloc/request L / N |")
+        print("|---|---|---|---|---|---|")
         keys = sorted({(r["endpoint"], r["access_log"]) for r in http}, key=lambda k: (k[1], [e for e, _, _ in ENDPOINTS].index(k[0])))
         for endpoint, logging in keys:
-            cell = {r["server"]: r["ir_per_request"] for r in http if r["endpoint"] == endpoint and r["access_log"] == logging}
-            lw, ng = cell.get("linkwell"), cell.get("nginx")
+            rows = {r["server"]: r for r in http if r["endpoint"] == endpoint and r["access_log"] == logging}
+            lw, ng = (rows[s]["ir_per_request"] if s in rows else None for s in ("linkwell", "nginx"))
             ratio = f"{lw / ng:.2f}" if lw and ng else "–"
             num = lambda x: f"{x:,.0f}" if x is not None else "–"  # noqa: E731
-            print(f"| {endpoint} | {'on' if logging else 'off'} | {num(lw)} | {num(ng)} | {ratio} |")
+            mallocs = " / ".join(f"{rows[s]['malloc_per_request']:.2f}" if "malloc_per_request" in rows.get(s, {}) else "–"
+                                 for s in ("linkwell", "nginx"))
+            print(f"| {endpoint} | {'on' if logging else 'off'} | {num(lw)} | {num(ng)} | {ratio} | {mallocs} |")
         print()
     if d["resolution"]:
         print("| routes | Ir/URL | URLs counted | matched / excluded / no route |")

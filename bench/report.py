@@ -1,7 +1,80 @@
 #!/usr/bin/env python3
-"""Markdown tables from a bench/run result: python bench/report.py bench/results/<date>.json"""
+"""Markdown tables from a bench/run result: python bench/report.py bench/results/<date>.json
+
+    --goals RUN.json [CALLGRIND.json]   only the speed goals' table (bench/run prints it at the end):
+                                        req/s ratios with CPU µs per request, RSS, load and reload from
+                                        the run; instructions and malloc per request from the callgrind
+                                        result (default: the newest bench/results/callgrind-*.json)
+"""
+import glob
 import json
+import os
 import sys
+
+
+def goals(d, cg, cg_path):
+    """The speed goals' rows: each ratio with its CPU time per request (Linkwell / nginx, µs)."""
+    by = {s["name"]: s for s in d["scenarios"]}
+
+    def cpu(name):
+        s = by.get(name)
+        if not s or not s["linkwell"].get("cpu_us_per_req") or not s["nginx"].get("cpu_us_per_req"):
+            return "–"
+        return f"{s['linkwell']['cpu_us_per_req']['median']:.1f} / {s['nginx']['cpu_us_per_req']['median']:.1f}"
+
+    def rps(name):
+        s = by.get(name)
+        r = s and s["ratio_linkwell_over_nginx"].get("rps")
+        return f"{r:.2f}×" if r else "–"
+
+    def ir(endpoint, log):
+        rows = {r["server"]: r for r in (cg or {}).get("http", []) if r["endpoint"] == endpoint and r["access_log"] == log}
+        if "linkwell" not in rows or "nginx" not in rows:
+            return "–", "–"
+        lw, ng = rows["linkwell"], rows["nginx"]
+        mallocs = " / ".join(f"{r['malloc_per_request']:.2f}" if "malloc_per_request" in r else "–" for r in (lw, ng))
+        return (f"{lw['ir_per_request'] / ng['ir_per_request']:.2f}× ({lw['ir_per_request']:,.0f} / {ng['ir_per_request']:,.0f})",
+                mallocs)
+
+    m = d["memory"]
+    load = {(l["routes"], l["sites"]): l for l in (d.get("resolution") or {}).get("load", [])}
+    many = next((l for (routes, sites), l in load.items() if sites > 1), None)
+
+    def ms(k):
+        return f"{many['ms'][k]['median']:,.0f}" if many and k in many["ms"] else "–"
+
+    rows = []
+    for label, endpoint, log, goal in (("AASA instructions per request, log on", "aasa", True, "≤ 1.2×"),
+                                       ("AASA instructions per request, log off", "aasa", False, "–"),
+                                       ("landing page instructions, vs nginx static", "landing", False, "≤ 3×"),
+                                       ("404 instructions", "notfound", False, "≤ 1.5×"),
+                                       ("304 instructions", "revalidate304", False, "≤ 1.5×")):
+        ratio, mallocs = ir(endpoint, log)
+        rows.append((label, ratio, f"malloc/request {mallocs}", goal))
+    rows += [
+        ("AASA req/s, both logging, keep-alive 64", rps("aasa/ka64/log"), f"CPU µs/request {cpu('aasa/ka64/log')}", "≥ 1.2×"),
+        ("AASA req/s, logs off, keep-alive 64 / 1000", f"{rps('aasa/ka64')} / {rps('aasa/ka1000')}",
+         f"CPU µs/request {cpu('aasa/ka64')} / {cpu('aasa/ka1000')}", "≥ 1.0×"),
+        ("AASA `Connection: close`", rps("aasa/close64"), f"CPU µs/request {cpu('aasa/close64')}", "≥ 0.9×"),
+        ("landing page req/s vs nginx static", rps("landing/ka64"), f"CPU µs/request {cpu('landing/ka64')}", "≥ 0.7×"),
+        ("RSS at 1000 keep-alive connections", f"{(m['linkwell'].get('at_1000_connections_rss_kb') or 0) / 1000:.1f} MB",
+         f"nginx {(m['nginx'].get('at_1000_connections_rss_kb') or 0) / 1000:.1f} MB", "≤ 64 MB"),
+        (f"reload (SIGHUP, nothing changed) / full load, {many['routes'] if many else '10k'} routes in {many['sites'] if many else 20} sites",
+         f"{ms('reload_sighup_unchanged')} / {ms('load_total')} ms", "", "≤ 100 / 400 ms"),
+    ]
+    out = ["| goal (Linkwell / nginx) | this run | detail (Linkwell / nginx) | goal |", "|---|---|---|---|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    source = f"instructions: {os.path.relpath(cg_path)}" if cg_path else "instructions: no bench/callgrind result yet (run bench/callgrind)"
+    out.append(f"\n({source}; CPU µs/request: user + system time of the server processes over the round, median of rounds)")
+    return "\n".join(out)
+
+
+if len(sys.argv) > 2 and sys.argv[1] == "--goals":
+    run = json.load(open(sys.argv[2]))
+    cg_path = sys.argv[3] if len(sys.argv) > 3 else max(
+        glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "callgrind-*.json")), default=None, key=os.path.getmtime)
+    print(goals(run, json.load(open(cg_path)) if cg_path else None, cg_path))
+    sys.exit(0)
 
 d = json.load(open(sys.argv[1]))
 

@@ -1,9 +1,13 @@
 import Foundation
 import Synchronization
 import MicroHTTP
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Counters for `/metrics` (Prometheus text format). One short critical section per request;
-/// reload counters are atomics.
+/// Counters for `/metrics` (Prometheus text format). Each thread counts its requests in its own
+/// slot (no lock shared between request threads; a slot's lock is contended only while /metrics
+/// sums the slots); reload counters are atomics.
 public final class Metrics: Sendable {
     public static let durationBuckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 
@@ -15,6 +19,10 @@ public final class Metrics: Sendable {
 
     struct State {
         var requests: [Key: Int] = [:]
+        /// The key counted last and the dictionary's index of it: the next request of the same
+        /// site, kind and status (the common case) is counted without hashing the site's name.
+        var lastKey: Key?
+        var lastIndex: Dictionary<Key, Int>.Index?
         /// Requests whose response was not (completely) sent, by outcome.
         var unsent: [String: Int] = [:]
         var buckets = [Int](repeating: 0, count: Metrics.durationBuckets.count)
@@ -22,7 +30,17 @@ public final class Metrics: Sendable {
         var durationCount = 0
     }
 
-    private let state = Locked(State())
+    /// One thread's counts (`State`), written by that thread only.
+    final class Slot: Sendable {
+        let state = Locked(State())
+    }
+
+    /// Every thread's slot, in the order the threads first counted (summed by `render`).
+    private let slots = Locked<[Slot]>([])
+    /// The pthread key of this instance's per-thread slot; nil when none was left (then every
+    /// thread counts in `shared`).
+    private let slotKey: pthread_key_t?
+    private let shared = Slot()
     private let connectionSource = Locked<(@Sendable () -> HTTPConnectionStatistics)?>(nil)
     private let accessLogDroppedSource = Locked<(@Sendable () -> Int)?>(nil)
     private let reloadSuccesses = Atomic<Int>(0)
@@ -35,14 +53,39 @@ public final class Metrics: Sendable {
 
     public init(version: String) {
         self.version = version
+        var key = pthread_key_t()
+        slotKey = pthread_key_create(&key, nil) == 0 ? key : nil
+        slots.withLock { $0.append(shared) }
+    }
+
+    deinit {
+        // glibc does not hand a deleted key's values to a later key of the same number.
+        if let slotKey { pthread_key_delete(slotKey) }
+    }
+
+    /// This thread's slot, made on its first count (kept alive by `slots`).
+    private func slot() -> Slot {
+        guard let slotKey else { return shared }
+        if let known = pthread_getspecific(slotKey) { return Unmanaged<Slot>.fromOpaque(known).takeUnretainedValue() }
+        let slot = Slot()
+        slots.withLock { $0.append(slot) }
+        pthread_setspecific(slotKey, Unmanaged.passUnretained(slot).toOpaque())
+        return slot
     }
 
     public func record(site: String?, kind: RequestKind, status: Int, seconds: Double) {
         let key = Key(site: site ?? "", kind: kind, status: status)
-        let bucket = Self.durationBuckets.firstIndex { seconds <= $0 }
-        state.withLock { s in
-            s.requests[key, default: 0] += 1
-            if let bucket { s.buckets[bucket] += 1 }
+        var bucket = 0
+        while bucket < Self.durationBuckets.count, seconds > Self.durationBuckets[bucket] { bucket += 1 }
+        slot().state.withLock { s in
+            if let index = s.lastIndex, s.lastKey == key {
+                s.requests.values[index] += 1
+            } else {
+                s.requests[key, default: 0] += 1
+                s.lastKey = key
+                s.lastIndex = s.requests.index(forKey: key)
+            }
+            if bucket < Self.durationBuckets.count { s.buckets[bucket] += 1 }
             s.durationSum += seconds
             s.durationCount += 1
         }
@@ -50,7 +93,21 @@ public final class Metrics: Sendable {
 
     /// A request whose response could not be sent completely (`outcome`: error, timeout, …).
     public func recordUnsent(outcome: String) {
-        state.withLock { $0.unsent[outcome, default: 0] += 1 }
+        slot().state.withLock { $0.unsent[outcome, default: 0] += 1 }
+    }
+
+    /// Every slot's counts added up.
+    private func summed() -> State {
+        var total = State()
+        for slot in slots.withLock({ $0 }) {
+            let s = slot.state.withLock { $0 }
+            total.requests.merge(s.requests, uniquingKeysWith: +)
+            total.unsent.merge(s.unsent, uniquingKeysWith: +)
+            for i in total.buckets.indices { total.buckets[i] += s.buckets[i] }
+            total.durationSum += s.durationSum
+            total.durationCount += s.durationCount
+        }
+        return total
     }
 
     /// The public listener's connection counters (set once the daemon runs).
@@ -83,7 +140,7 @@ public final class Metrics: Sendable {
 
     /// The exposition text.
     public func render() -> String {
-        let s = state.withLock { $0 }
+        let s = summed()
         var out = ""
         out += "# HELP linkwell_requests_total Requests answered, by site, kind and status.\n"
         out += "# TYPE linkwell_requests_total counter\n"

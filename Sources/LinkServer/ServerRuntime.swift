@@ -214,7 +214,7 @@ public final class ServerRuntime: Sendable {
             let path = snapshot.logQueryStrings ? facts.rawTarget : String(facts.rawPath)
             let result = Responder.respond(snapshot, consume facts)
             if let click = result.click, let clicks = runtime.clicks, clicks.enabled, isGet {
-                clicks.record(click, referer: request.header("Referer"))
+                clicks.record(click, referer: request.header(.referer))
             }
             let elapsed = ContinuousClock.now - start
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

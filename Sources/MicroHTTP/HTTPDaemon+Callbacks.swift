@@ -168,6 +168,8 @@ final class RequestContext {
     var summaryHeaders: [(name: String, value: String)] = []
     /// Set when the head was refused before the handler ran (`RequestHeadCheck`).
     var rejection: RequestHeadRejection?
+    /// The known headers the head check found (nil until it passed).
+    var headView: RequestHeadView?
     /// What the handler attached for the completion hook (`HTTPRequest.attach`).
     var annotation: (any Sendable)?
     /// The reply was written to the socket by `PoolRoom.answerDirectly` (MHD then closed the
@@ -313,9 +315,10 @@ enum MHDCallbacks {
             request.httpVersion = version.map { String(cString: $0) } ?? ""
             request.connection?.busy.store(true, ordering: .releasing)
             daemon.inFlight.add(1, ordering: .relaxed)
+            var view = RequestHeadView()
             if let rejection = RequestHeadCheck.check(
                 connection: connection, limits: daemon.headLimits, method: request.method, rawTarget: request.rawTarget,
-                url: url, version: version) {
+                url: url, version: version, view: &view) {
                 // Answered now, before any body byte is read; MHD closes the connection after it.
                 request.rejection = rejection
                 request.status = rejection.status
@@ -330,6 +333,7 @@ enum MHDCallbacks {
                     queueCopy(status: rejection.status, headers: headers, body: bytes, closing: true, on: connection)
                 }
             }
+            request.headView = view
             request.bodyLimit = daemon.requestBodyLimit
             guard daemon.collectsRequestBodies || daemon.headLimits.isPathMethod(request.method) else { return .YES }
             // Before any body byte: the handler may refuse now (a missing token) or set this

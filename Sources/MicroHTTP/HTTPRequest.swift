@@ -106,6 +106,21 @@ public struct HTTPRequest {
         }
     }
 
+    /// The first value of a `KnownHeader`: from the head check's one pass over the header list
+    /// (no lookup); for a request built in a test, looked up by name.
+    public func header(_ known: KnownHeader) -> String? {
+        if let view = context?.headView {
+            return view.first(known).map { String(decoding: $0, as: UTF8.self) }
+        }
+        return header(known.name)
+    }
+
+    /// How many header lines carried `known` (0 when absent).
+    public func headerCount(_ known: KnownHeader) -> Int {
+        if let view = context?.headView { return view.lines(known) }
+        return headerValues(known.name).count
+    }
+
     /// Every value of the header `name`, in the order received (e.g. repeated `X-Forwarded-For`).
     public func headerValues(_ name: String) -> [String] {
         headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)

@@ -50,21 +50,30 @@ public struct RequestFacts: Sendable, Equatable {
         self.acceptLanguage = acceptLanguage
     }
 
-    /// Reads the facts from a live request. The common headers are looked up one by one in
-    /// libmicrohttpd's table (no copy of the others); headers that may repeat are collected only
-    /// when present.
+    /// Reads the facts from a live request: the known headers as the head check's one pass over
+    /// the header list found them (`HTTPRequest.header(_: KnownHeader)`); the values of a header
+    /// that may repeat are collected only when it did.
     public init(_ request: HTTPRequest) {
         self.init(method: request.method, rawTarget: request.rawTarget, peerAddress: request.peerAddress)
-        host = request.header("Host")
-        userAgent = Self.capped(request.header("User-Agent"))
-        acceptLanguage = Self.capped(request.header("Accept-Language"))
-        if request.header("If-None-Match") != nil {
-            ifNoneMatch = request.headerValues("If-None-Match").joined(separator: ", ")
+        host = request.header(.host)
+        userAgent = Self.capped(request.header(.userAgent))
+        acceptLanguage = Self.capped(request.header(.acceptLanguage))
+        ifNoneMatch = request.headerCount(.ifNoneMatch) > 1
+            ? request.headerValues(KnownHeader.ifNoneMatch.name).joined(separator: ", ") : request.header(.ifNoneMatch)
+        forwarded = Self.values(.forwarded, of: request)
+        xForwardedFor = Self.values(.xForwardedFor, of: request)
+        xForwardedProto = Self.values(.xForwardedProto, of: request)
+        xForwardedHost = Self.values(.xForwardedHost, of: request)
+    }
+
+    /// Every value of `header`, in order: none without a lookup when it is absent, one without a
+    /// walk of the list when it came once.
+    private static func values(_ header: KnownHeader, of request: HTTPRequest) -> [String] {
+        switch request.headerCount(header) {
+        case 0: []
+        case 1: request.header(header).map { [$0] } ?? []
+        default: request.headerValues(header.name)
         }
-        if request.header("Forwarded") != nil { forwarded = request.headerValues("Forwarded") }
-        if request.header("X-Forwarded-For") != nil { xForwardedFor = request.headerValues("X-Forwarded-For") }
-        if request.header("X-Forwarded-Proto") != nil { xForwardedProto = request.headerValues("X-Forwarded-Proto") }
-        if request.header("X-Forwarded-Host") != nil { xForwardedHost = request.headerValues("X-Forwarded-Host") }
     }
 
     /// The path part of `rawTarget` (before `?`).

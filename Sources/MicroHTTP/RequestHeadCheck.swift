@@ -62,8 +62,8 @@ extension RequestHeadLimits {
 /// What the header iteration collects: counts and values of the framing headers, and the first
 /// problem found.
 struct HeadScan {
-    var hostCount = 0
-    var host: [UInt8] = []
+    /// The `KnownHeader`s found (`Host` among them), for the checks and then for the handler.
+    var view = RequestHeadView()
     var contentLengths: [[UInt8]] = []
     var transferEncodings: [[UInt8]] = []
     var lineLimit = 0
@@ -78,7 +78,7 @@ enum RequestHeadCheck {
     ///   - rawTarget: the target as the URI log callback copied it.
     static func check(
         connection: OpaquePointer, limits: RequestHeadLimits, method: String, rawTarget: String,
-        url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?
+        url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, view: inout RequestHeadView
     ) -> RequestHeadRejection? {
         let versionText = version.map { String(cString: $0) } ?? ""
         // Request line.
@@ -118,19 +118,20 @@ enum RequestHeadCheck {
         // After the last value only line ends may follow up to the end of the head.
         if let url, let end = scan.previousEnd {
             let headEnd = UnsafeRawPointer(url) - (method.utf8.count + 1) + headSize
-            if headEnd > end, !RequestHeadCheck.onlyBytes(from: end, to: headEnd, in: [0, 0x0D, 0x0A, 0x20, 0x09]) {
+            if headEnd > end, !RequestHeadCheck.onlyBytes(from: end, to: headEnd, in: lineEndsAndSpace) {
                 return RequestHeadRejection(status: 400, reason: "a header line has a NUL byte")
             }
         }
 
         let isHTTP11 = versionText == "HTTP/1.1"
-        if scan.hostCount > 1 {
+        let hostCount = scan.view.lines(.host)
+        if hostCount > 1 {
             return RequestHeadRejection(status: 400, reason: "the request has more than one Host header")
         }
-        if isHTTP11 && scan.hostCount == 0 {
+        if isHTTP11 && hostCount == 0 {
             return RequestHeadRejection(status: 400, reason: "an HTTP/1.1 request needs a Host header")
         }
-        if scan.hostCount == 1 && !isValidHost(scan.host) {
+        if hostCount == 1, let host = scan.view.first(.host), !isValidHost(host) {
             return RequestHeadRejection(status: 400, reason: "the Host header is not a host name or address with an optional port")
         }
         if !scan.transferEncodings.isEmpty {
@@ -163,6 +164,7 @@ enum RequestHeadCheck {
            contentLength > 0 || !scan.transferEncodings.isEmpty {
             return RequestHeadRejection(status: 400, reason: "a \(method) request carries no body")
         }
+        view = scan.view
         return nil
     }
 
@@ -196,13 +198,13 @@ enum RequestHeadCheck {
         // only the colon and whitespace. Anything else was hidden from the iteration.
         let keyStart = UnsafeRawPointer(key)
         if let previous = scan.pointee.previousEnd,
-           keyStart < previous || !onlyBytes(from: previous, to: keyStart, in: [0, 0x0D, 0x0A, 0x20, 0x09]) {
+           keyStart < previous || !onlyBytes(from: previous, to: keyStart, in: lineEndsAndSpace) {
             scan.pointee.problem = RequestHeadRejection(status: 400, reason: "a header line has a NUL byte or is folded (obs-fold)")
             return .NO
         }
         if let value {
             let valueStart = UnsafeRawPointer(value)
-            if valueStart < keyStart + keySize || !onlyBytes(from: keyStart + keySize, to: valueStart, in: [0, 0x3A, 0x20, 0x09]) {
+            if valueStart < keyStart + keySize || !onlyBytes(from: keyStart + keySize, to: valueStart, in: colonAndSpace) {
                 scan.pointee.problem = RequestHeadRejection(status: 400, reason: "a header line has a NUL byte or is folded (obs-fold)")
                 return .NO
             }
@@ -210,10 +212,11 @@ enum RequestHeadCheck {
         } else {
             scan.pointee.previousEnd = keyStart + keySize
         }
+        if let known = KnownHeader.named(name) {
+            scan.pointee.view.note(known, value: value, count: valueSize)
+            return .YES
+        }
         switch keySize {
-        case 4 where equalsIgnoringCase(name, "host"):
-            scan.pointee.hostCount += 1
-            scan.pointee.host = Array(body)
         case 14 where equalsIgnoringCase(name, "content-length"):
             scan.pointee.contentLengths.append(Array(body))
         case 17 where equalsIgnoringCase(name, "transfer-encoding"):
@@ -224,35 +227,53 @@ enum RequestHeadCheck {
         return .YES
     }
 
-    /// True when every byte in `from..<to` is one of `allowed` (at most 64 KiB apart, else false).
-    static func onlyBytes(from: UnsafeRawPointer, to: UnsafeRawPointer, in allowed: [UInt8]) -> Bool {
+    /// The bytes below 64 allowed between two header lines (the NULs MHD wrote, CR, LF, SP, HTAB)
+    /// and between a name and its value (NUL, `:`, SP, HTAB), as bit masks: no array per check.
+    static let lineEndsAndSpace: UInt64 = mask([0, 0x0D, 0x0A, 0x20, 0x09])
+    static let colonAndSpace: UInt64 = mask([0, 0x3A, 0x20, 0x09])
+
+    static func mask(_ bytes: [UInt8]) -> UInt64 {
+        bytes.reduce(0) { $0 | 1 << UInt64($1) }
+    }
+
+    /// True when every byte in `from..<to` is in `allowed` (a mask of bytes below 64; at most
+    /// 64 KiB apart, else false).
+    static func onlyBytes(from: UnsafeRawPointer, to: UnsafeRawPointer, in allowed: UInt64) -> Bool {
         let count = to - from
         guard count >= 0, count < 1 << 16 else { return false }
-        return UnsafeRawBufferPointer(start: from, count: count).allSatisfy { allowed.contains($0) }
+        return UnsafeRawBufferPointer(start: from, count: count).allSatisfy { $0 < 64 && allowed & (1 << UInt64($0)) != 0 }
     }
 
     /// RFC 9110 tchar.
+    @inline(__always)
     static func isTokenByte(_ b: UInt8) -> Bool {
         switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
+             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
             true
         default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(b)
+            false
         }
     }
 
     /// A reg-name or IP literal with an optional port: no userinfo, path, tabs or controls
     /// (trailing spaces are optional whitespace).
-    static func isValidHost(_ host: [UInt8]) -> Bool {
+    static func isValidHost<Bytes: BidirectionalCollection<UInt8>>(_ host: Bytes) -> Bool {
         var value = host[...]
         while value.last == 0x20 { value = value.dropLast() }
         guard !value.isEmpty, value.first != UInt8(ascii: ".") else { return false }
         return value.allSatisfy { b in
             switch b {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "["),
+                 UInt8(ascii: "]"), UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+                 UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
+                 UInt8(ascii: "%"):
                 true
             default:
-                Array("-._~:[]!$&'()*+,;=%".utf8).contains(b)
+                false
             }
         }
     }
@@ -260,7 +281,11 @@ enum RequestHeadCheck {
     /// What nginx refuses in the path part of a target too: a `%` not followed by two hex
     /// digits, and `%00`. (The query is not decoded here, so it is not checked.)
     static func pathEscapeProblem(_ target: String) -> String? {
-        let bytes = Array(target.utf8)
+        var target = target  // read in place (a target read from a request is contiguous UTF-8 already)
+        return target.withUTF8 { pathEscapeProblem(bytes: $0) }
+    }
+
+    static func pathEscapeProblem(bytes: UnsafeBufferPointer<UInt8>) -> String? {
         var i = 0
         while i < bytes.count, bytes[i] != UInt8(ascii: "?") {
             if bytes[i] == UInt8(ascii: "%") {
