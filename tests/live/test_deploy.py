@@ -915,12 +915,15 @@ def podman_probe(storage):
         with tarfile.open(tar, "w") as t:
             t.add(Path(tmp) / "probe", arcname="probe")
         tag = f"localhost/linkwell-probe:{uuid.uuid4().hex[:8]}"
-        result = subprocess.run(["podman", *storage, "import", str(tar), tag], capture_output=True, text=True, timeout=120)
-        subprocess.run(["podman", *storage, "rmi", "-f", tag], capture_output=True, text=True, timeout=60)
-    if result.returncode == 0:
-        return None
-    lines = [l for l in result.stderr.strip().splitlines() if l.strip()]
-    return lines[-1] if lines else f"exit {result.returncode}"
+        # Every command the test runs must work: on an overlayfs root, `import` may still exit 0
+        # while the overlay driver logs an error, and the next `images` fails.
+        results = [subprocess.run(["podman", *storage, *args], capture_output=True, text=True, timeout=120)
+                   for args in (["import", str(tar), tag], ["images", "-q", "--all", "--no-trunc"], ["rmi", "-f", tag])]
+    for result in results:
+        if result.returncode != 0 or "level=error" in result.stderr:
+            lines = [l for l in result.stderr.strip().splitlines() if l.strip()]
+            return lines[-1] if lines else f"exit {result.returncode}"
+    return None
 
 
 def choose_podman_storage():
