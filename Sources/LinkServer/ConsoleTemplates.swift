@@ -177,17 +177,17 @@ enum ConsoleTemplates {
         {{#hasParameters}}<div class="table-wrap"><table id="parameters"><caption>Parameters</caption>
         <thead><tr><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
         <tbody>{{#parameters}}<tr><td data-label="Name">{{name}}</td><td data-label="Value">{{value}}</td></tr>{{/parameters}}</tbody></table></div>{{/hasParameters}}
-        {{#hasClaims}}<div class="table-wrap"><table id="claims"><caption>Which app claims it (the served association files)</caption>
+        {{#hasClaims}}<div class="table-wrap wrap"><table id="claims"><caption>Which app claims it (the served association files)</caption>
         <thead><tr><th scope="col">Platform</th><th scope="col">App</th><th scope="col">Verdict</th></tr></thead>
         <tbody>{{#claims}}<tr><td data-label="Platform">{{platform}}</td><td data-label="App">{{app}}</td><td data-label="Verdict">{{verdict}}</td></tr>{{/claims}}</tbody></table></div>{{/hasClaims}}
-        {{#hasBrowsers}}<div class="table-wrap"><table id="browsers"><caption>What a browser gets from this server</caption>
+        {{#hasBrowsers}}<div class="table-wrap wrap"><table id="browsers"><caption>What a browser gets from this server</caption>
         <thead><tr><th scope="col">Browser</th><th scope="col">Answer</th></tr></thead>
         <tbody>{{#browsers}}<tr><td data-label="Browser">{{name}}</td><td data-label="Answer">{{answer}}</td></tr>{{/browsers}}</tbody></table></div>{{/hasBrowsers}}
         <p>The same as <code>linkwell check {{url}}</code>.</p>
         </div>{{/test}}
         </section>
         <section aria-labelledby="routes-h"><h2 id="routes-h">Route table of {{site}}</h2>
-        <div class="table-wrap"><table id="route-table"><caption>In priority order: the first entry that matches decides</caption>
+        <div class="table-wrap wrap"><table id="route-table"><caption>In priority order: the first entry that matches decides</caption>
         <thead><tr><th scope="col">#</th><th scope="col">Route</th><th scope="col">Path</th><th scope="col">iOS apps</th><th scope="col">Android apps</th></tr></thead>
         <tbody>{{#entries}}<tr><td data-label="#">{{index}}</td><td data-label="Route">{{name}}</td><td data-label="Path"><code>{{pattern}}</code></td><td data-label="iOS apps">{{ios}}</td><td data-label="Android apps">{{android}}</td></tr>{{/entries}}</tbody>
         </table></div>
@@ -314,6 +314,9 @@ enum ConsoleTemplates {
         .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap: 0 1.5rem; }
         .filter input { width: auto; }
         figure.qr svg { max-width: 100%; height: auto; }
+        pre { overflow-x: auto; max-width: 100%; padding: .6rem .8rem; background: var(--card); border: 1px solid var(--line); border-radius: .4rem; font-size: .85rem; }
+        .filter input[type=url] { width: 100%; max-width: 40rem; }
+        .wrap td { overflow-wrap: anywhere; }
         /* A phone: each row a card, each cell labelled by its column. */
         @media (max-width: 40rem) {
           table, caption, tbody, tr, td { display: block; width: 100%; }
@@ -322,6 +325,7 @@ enum ConsoleTemplates {
           td { border: 0; padding: .15rem 0; display: grid; grid-template-columns: 5.5rem 1fr; gap: .5rem; }
           td::before { content: attr(data-label); font-weight: 600; color: var(--muted); }
           td.url { max-width: none; }
+          .wrap td { grid-template-columns: 5.5rem minmax(0, 1fr); }
         }
         """
 
