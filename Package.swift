@@ -69,7 +69,7 @@ let package = Package(
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
         .target(
             name: "LinkServer",
-            dependencies: ["LinkRouting", "LinkwellJSON", "Association", "LandingPages", "MicroHTTP", "LinkStore"]
+            dependencies: ["LinkRouting", "LinkwellJSON", "PlatformMatchers", "Association", "LandingPages", "MicroHTTP", "LinkStore"]
         ),
         .executableTarget(
             name: "linkwell",

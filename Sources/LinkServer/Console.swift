@@ -123,6 +123,7 @@ final class Console: Sendable {
         case "/console/links/qr.svg": return qrDownload(visit, png: false)
         case "/console/links/qr.png": return qrDownload(visit, png: true)
         case "/console/stats": return statsPage(visit)
+        case "/console/routes": return routesPage(visit)
         case "/console/import": return importPage(visit)
         case "/console/audit":
             guard let session = visit.session else { return redirect("/") }

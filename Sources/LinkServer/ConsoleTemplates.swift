@@ -32,6 +32,7 @@ enum ConsoleTemplates {
             {{#user}}<nav aria-label="Console"><ul>
             <li><a href="/"{{#onLinks}} aria-current="page"{{/onLinks}}>Links</a></li>
             <li><a href="/console/stats"{{#onStats}} aria-current="page"{{/onStats}}>Counts</a></li>
+            <li><a href="/console/routes"{{#onRoutes}} aria-current="page"{{/onRoutes}}>Routes</a></li>
             {{#canImport}}<li><a href="/console/import"{{#onImport}} aria-current="page"{{/onImport}}>Import</a></li>{{/canImport}}
             {{#canAudit}}<li><a href="/console/audit"{{#onAudit}} aria-current="page"{{/onAudit}}>Audit log</a></li>{{/canAudit}}
             </ul></nav>
@@ -155,6 +156,55 @@ enum ConsoleTemplates {
         {{> end}}
         """
 
+    static let routes = """
+        {{> begin}}
+        <main>
+        <h1>Routes and association files</h1>
+        <form class="filter" method="get" action="/console/routes">
+        <label for="site">Site</label>
+        <select id="site" name="site">{{#sites}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/sites}}</select>
+        <button type="submit">Show</button>
+        </form>
+        <section aria-labelledby="tester-h"><h2 id="tester-h">Test a URL</h2>
+        <form class="filter" method="get" action="/console/routes">
+        <label for="url">URL</label>
+        <input id="url" name="url" type="url" value="{{url}}" size="48" placeholder="https://{{host}}/…">
+        <button type="submit">Test</button>
+        </form>
+        {{#test}}<div id="result" data-status="{{status}}">
+        <p id="summary">{{summary}}</p>
+        {{#route}}<p>Route: <strong id="route">{{route}}</strong></p>{{/route}}
+        {{#hasParameters}}<div class="table-wrap"><table id="parameters"><caption>Parameters</caption>
+        <thead><tr><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
+        <tbody>{{#parameters}}<tr><td data-label="Name">{{name}}</td><td data-label="Value">{{value}}</td></tr>{{/parameters}}</tbody></table></div>{{/hasParameters}}
+        {{#hasClaims}}<div class="table-wrap wrap"><table id="claims"><caption>Which app claims it (the served association files)</caption>
+        <thead><tr><th scope="col">Platform</th><th scope="col">App</th><th scope="col">Verdict</th></tr></thead>
+        <tbody>{{#claims}}<tr><td data-label="Platform">{{platform}}</td><td data-label="App">{{app}}</td><td data-label="Verdict">{{verdict}}</td></tr>{{/claims}}</tbody></table></div>{{/hasClaims}}
+        {{#hasBrowsers}}<div class="table-wrap wrap"><table id="browsers"><caption>What a browser gets from this server</caption>
+        <thead><tr><th scope="col">Browser</th><th scope="col">Answer</th></tr></thead>
+        <tbody>{{#browsers}}<tr><td data-label="Browser">{{name}}</td><td data-label="Answer">{{answer}}</td></tr>{{/browsers}}</tbody></table></div>{{/hasBrowsers}}
+        <p>The same as <code>linkwell check {{url}}</code>.</p>
+        </div>{{/test}}
+        </section>
+        <section aria-labelledby="routes-h"><h2 id="routes-h">Route table of {{site}}</h2>
+        <div class="table-wrap wrap"><table id="route-table"><caption>In priority order: the first entry that matches decides</caption>
+        <thead><tr><th scope="col">#</th><th scope="col">Route</th><th scope="col">Path</th><th scope="col">iOS apps</th><th scope="col">Android apps</th></tr></thead>
+        <tbody>{{#entries}}<tr><td data-label="#">{{index}}</td><td data-label="Route">{{name}}</td><td data-label="Path"><code>{{pattern}}</code></td><td data-label="iOS apps">{{ios}}</td><td data-label="Android apps">{{android}}</td></tr>{{/entries}}</tbody>
+        </table></div>
+        </section>
+        <section aria-labelledby="files-h"><h2 id="files-h">Association files as served</h2>
+        {{#hasWarnings}}<ul id="warnings" class="problem">{{#warnings}}<li>{{text}}</li>{{/warnings}}</ul>{{/hasWarnings}}
+        {{^hasWarnings}}<p id="warnings">No warnings (the same checks as <code>linkwell validate</code>).</p>{{/hasWarnings}}
+        {{#files}}<h3><code>https://{{host}}{{path}}</code> ({{bytes}} bytes)</h3>
+        <pre id="file-{{id}}" tabindex="0">{{text}}</pre>{{/files}}
+        <h3>Online checks</h3>
+        <p>What Apple's CDN and Google's Digital Asset Links API see needs the network; run:</p>
+        {{#doctor}}<pre tabindex="0"><code>{{command}}</code></pre>{{/doctor}}
+        </section>
+        </main>
+        {{> end}}
+        """
+
     static let importLinks = """
         {{> begin}}
         <main>
@@ -264,6 +314,9 @@ enum ConsoleTemplates {
         .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap: 0 1.5rem; }
         .filter input { width: auto; }
         figure.qr svg { max-width: 100%; height: auto; }
+        pre { overflow-x: auto; max-width: 100%; padding: .6rem .8rem; background: var(--card); border: 1px solid var(--line); border-radius: .4rem; font-size: .85rem; }
+        .filter input[type=url] { width: 100%; max-width: 40rem; }
+        .wrap td { overflow-wrap: anywhere; }
         /* A phone: each row a card, each cell labelled by its column. */
         @media (max-width: 40rem) {
           table, caption, tbody, tr, td { display: block; width: 100%; }
@@ -272,12 +325,13 @@ enum ConsoleTemplates {
           td { border: 0; padding: .15rem 0; display: grid; grid-template-columns: 5.5rem 1fr; gap: .5rem; }
           td::before { content: attr(data-label); font-weight: 600; color: var(--muted); }
           td.url { max-width: none; }
+          .wrap td { grid-template-columns: 5.5rem minmax(0, 1fr); }
         }
         """
 
     /// Every page, compiled once.
     struct Compiled: Sendable {
-        let signIn, links, linkForm, stats, importLinks, audit, message: Template
+        let signIn, links, linkForm, stats, routes, importLinks, audit, message: Template
     }
 
     static let compiled: Compiled = {
@@ -285,6 +339,6 @@ enum ConsoleTemplates {
             // The sources are constants: a compile error is a bug the console tests catch at once.
             try! Template(name: "console/\(name)", source: source, mode: .html, partials: partials)
         }
-        return Compiled(signIn: page("sign-in", signIn), links: page("links", links), linkForm: page("link", linkForm), stats: page("stats", stats), importLinks: page("import", importLinks), audit: page("audit", audit), message: page("message", message))
+        return Compiled(signIn: page("sign-in", signIn), links: page("links", links), linkForm: page("link", linkForm), stats: page("stats", stats), routes: page("routes", routes), importLinks: page("import", importLinks), audit: page("audit", audit), message: page("message", message))
     }()
 }

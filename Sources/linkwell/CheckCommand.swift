@@ -227,26 +227,10 @@ struct LinkExplanation {
             lines.append("Scheme:    '\(scheme)://' opens the app directly; no association file is involved")
         }
         for (app, d) in apple {
-            let verdict: String
-            if let d {
-                verdict = d.verdict == .match ? "claimed by component #\(d.componentIndex) \(d.rule)" : "blocked by component #\(d.componentIndex) \(d.rule)"
-            } else {
-                verdict = "not claimed (no component matches)"
-            }
-            lines.append("iOS:       \(app) — \(verdict)")
+            lines.append("iOS:       \(app) — \(CheckVerdict.apple(d))")
         }
         for (k, (app, d)) in android.enumerated() {
-            let verdict: String
-            if let d {
-                if d.handled {
-                    verdict = d.rule.map { "handled through component #\(d.ruleIndex ?? 0) \($0)" } ?? "handled (no dynamic rules)"
-                } else {
-                    verdict = d.rule.map { "not handled: component #\(d.ruleIndex ?? 0) \($0) decides" } ?? "not handled: no component matches"
-                }
-            } else {
-                verdict = "not verified"
-            }
-            lines.append("Android:   \(app) — \(verdict)")
+            lines.append("Android:   \(app) — \(CheckVerdict.android(d))")
             if k < android15.count, let d15 = android15[k].decision, d15.handled != d?.handled {
                 lines.append("Android 15: \(app) — \(d15.handled ? "handled" : "not handled") under Android 15's parser (\(d15))")
             }

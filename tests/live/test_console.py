@@ -246,3 +246,50 @@ def test_a_token_in_a_logged_query_string_is_redacted(tmp_path, start_server):
     assert line["path"] == "/api/v1/links?[redacted]"
     server.wait_for(lambda e: e.get("event") == "admin_request" and e.get("path") == "/api/v1/links?site=fitconnect")
     assert not any(token in l for l in server.lines)
+
+
+def test_console_routes_page_answers_as_linkwell_check(config, start_server):
+    import html
+    import json
+    reader = cli(config, "tokens", "create", "--name", "support", "--scope", "read")
+    server = start_server(config)
+    browser, _ = sign_in(server, reader)
+    assert 'href="/console/routes"' in browser.get(server.admin_url("/")).text
+
+    # A route URL: the route, parameters and each app's component, as check --json says them.
+    url = "https://fitconnect.app/signup?referralCode=SPRING"
+    check = json.loads(cli(config, "check", "--json", url))
+    page = browser.get(server.admin_url("/console/routes"), params={"url": url})
+    assert page.status_code == 200 and "<script" not in page.text
+    assert re.search(r'id="result" data-status="([a-z_]+)"', page.text).group(1) == check["status"] == "matched"
+    assert re.search(r'id="route">([^<]+)<', page.text).group(1) == check["route"]
+    params = dict(re.findall(r'<td data-label="Name">([^<]+)</td><td data-label="Value">([^<]*)</td>', page.text))
+    assert params == check["parameters"]
+    claims = [(p, a, html.unescape(v)) for p, a, v in re.findall(
+        r'<td data-label="Platform">([^<]+)</td><td data-label="App">([^<]+)</td><td data-label="Verdict">([^<]+)</td>', page.text)]
+    apple = check["apple"][0]
+    assert ("iOS", apple["appID"], f"claimed by component #{apple['component']} {apple['rule']}") in claims
+    for label, key in (("Android 16", "android"), ("Android 15", "android15")):
+        a = check[key][0]
+        assert a["handled"] and (label, a["package"], f"handled through component #{a['component']} {a['rule']}") in claims
+    # What a browser gets: the public listener's own answer to an iPhone.
+    answers = dict(re.findall(r'<td data-label="Browser">([^<]+)</td><td data-label="Answer">([^<]+)</td>', page.text))
+    assert answers["iPhone"].split()[0] == str(public_status(server, "/signup?referralCode=SPRING")) == "200"
+
+    # A miss: no route, no app claims it, the browser gets the not-found answer.
+    miss = "https://fitconnect.app/workout/abc123"
+    check = json.loads(cli(config, "check", "--json", miss))
+    page = browser.get(server.admin_url("/console/routes"), params={"url": miss})
+    assert re.search(r'id="result" data-status="([a-z_]+)"', page.text).group(1) == check["status"] == "no_route"
+    assert 'id="route"' not in page.text
+    assert "not claimed (no component matches)" in page.text and "not handled: no component matches" in page.text
+    answers = dict(re.findall(r'<td data-label="Browser">([^<]+)</td><td data-label="Answer">([^<]+)</td>', page.text))
+    assert answers["iPhone"].split()[0] == str(public_status(server, "/workout/abc123")) == "404"
+
+    # The route table, and the association files byte-equal to what the public listener serves.
+    assert re.search(r'<td data-label="Route">signup</td><td data-label="Path"><code>/signup</code>', page.text)
+    for name, path in (("aasa", "/.well-known/apple-app-site-association"), ("assetlinks", "/.well-known/assetlinks.json")):
+        shown = html.unescape(re.search(rf'<pre id="file-{name}" tabindex="0">(.*?)</pre>', page.text, re.S).group(1))
+        served = requests.get(server.url(path), headers={"Host": "fitconnect.app"})
+        assert served.status_code == 200 and shown.encode() == served.content
+    assert "linkwell doctor --config" in page.text
