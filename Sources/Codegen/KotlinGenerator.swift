@@ -122,6 +122,7 @@ enum KotlinGenerator {
         }
         o += "                else -> return null\n            }\n        }\n    }\n}\n"
         o += resolverSource(m, table: table) + "\n"
+        o += reportOpenSource(m)
         o += tableSource(m, name: table)
         return o
     }

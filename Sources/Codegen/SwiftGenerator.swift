@@ -153,6 +153,7 @@ enum SwiftGenerator {
 
             """
         o += resolverSource(m, table: table)
+        o += firstLaunchSource(m)
         o += tableSource(m, name: table)
         return o
     }

@@ -7,7 +7,8 @@ offline, short and long links with one request to the server's resolve endpoint,
 and other links go to the browser, and an endpoint that never answers gives the timeout error.
 Every answer must be what the server's resolve endpoint (LinkRouting) says for the same link, and
 the same in both languages. The Kotlin also reads the Play install referrer of an imported FDL
-link (as the landing page's Play button writes it) back into the link's route.
+link (as the landing page's Play button writes it) back into the link's route. The Swift first-launch check of the clipboard hand-off
+(the decision, without UIKit) and both languages' app-open beacons run in the same programs.
 """
 import json
 import re
@@ -38,8 +39,33 @@ func pairs(_ d: [String: String]) -> String { d.keys.sorted().map { "\($0)=\(d[$
 
 final class Box: @unchecked Sendable { var text = "" }
 
+// The first-launch check's "has looked" flag, kept for the whole run ("firstlaunch-fresh" starts over).
+var looked = false
+let store = ExampleRoute.FirstLaunchStore(hasLooked: { looked }, markLooked: { looked = true })
+
 while let line = readLine(strippingNewline: true) {
     let f = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+    if f[0].hasPrefix("firstlaunch") {
+        // firstlaunch[-fresh] \t - \t pasteboard text: the accepted link or nil, and whether the pasteboard was read.
+        if f[0] == "firstlaunch-fresh" { looked = false }
+        var read = false
+        let link = ExampleRoute.firstLaunchLink(pasteboard: { read = true; return f[2] }, store: store)
+        print("\(link?.absoluteString ?? "nil")\t\(read ? "read" : "unread")")
+        continue
+    }
+    if f[0] == "report" {
+        // report \t kind \t endpoint link: true when the server counted the beacon.
+        let parts = f[2].split(separator: " ").map(String.init)
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        ExampleRoute.reportOpen(link: URL(string: parts[1])!, kind: ExampleRoute.OpenKind(rawValue: f[1])!, endpoint: URL(string: parts[0])!, timeout: 5) { counted in
+            box.text = "reported\t\(counted)"
+            done.signal()
+        }
+        done.wait()
+        print(box.text)
+        continue
+    }
     guard let url = URL(string: f[2]) else { print("badurl"); continue }
     let incoming: String
     switch ExampleRoute.incoming(url) {
@@ -74,6 +100,17 @@ fun main() {
     while (true) {
         val line = input.readLine() ?: break
         val f = line.split("\t", limit = 3)
+        if (f[0] == "report") {
+            // report \t kind \t endpoint link: true when the server counted the beacon.
+            val parts = f[2].split(" ")
+            val kind = ExampleRouteOpenKind.values().first { it.wire == f[1] }
+            val done = java.util.concurrent.CountDownLatch(1)
+            var counted = false
+            ExampleRoute.reportOpen(parts[1], kind, parts[0], 5_000) { counted = it; done.countDown() }
+            done.await()
+            println("reported\t$counted")
+            continue
+        }
         if (f[0] == "referrer") {
             val r = ExampleRoute.fromInstallReferrer(f[2])
             println(if (r == null) "null" else "${r.routeName}\t${pairs(r.parameters)}\t${ExampleRoute.installReferrerLink(f[2])}")
@@ -250,3 +287,42 @@ def test_kotlin_reads_the_play_install_referrer_of_an_imported_fdl_link(setup, s
     got = answers(setup["kotlin"], lines)
     for i, line in enumerate(lines):
         assert got[i][:2] == want[i] if want[i] != ["null"] else got[i] == ["null"], (line, got[i])
+
+
+def test_swift_first_launch_check_takes_only_a_link_of_this_site_and_looks_once(setup):
+    route, short = f"https://{HOST}/post/1", f"https://{HOST}/post42"
+    long = f"https://{HOST}/?link=https%3A%2F%2F{HOST}%2Fpost%2F7&utm_source=tw"
+    cases = [  # (command, pasteboard text, answer)
+        ("firstlaunch-fresh", route, [route, "read"]),
+        ("firstlaunch", route, ["nil", "unread"]),        # the flag is set: the pasteboard is not touched
+        ("firstlaunch-fresh", short, [short, "read"]),
+        ("firstlaunch", short, ["nil", "unread"]),
+        ("firstlaunch-fresh", long, [long, "read"]),
+        ("firstlaunch-fresh", "https://other.example.org/post42", ["nil", "read"]),
+        ("firstlaunch-fresh", f"https://{HOST}/static/linkwell.css", ["nil", "read"]),
+        ("firstlaunch-fresh", "Meet me at 6", ["nil", "read"]),
+        ("firstlaunch", short, ["nil", "unread"]),         # refused once is still looked once
+        ("firstlaunch-fresh", f" {route} ", [route, "read"]),  # copied with spaces around
+    ]
+    got = answers(setup["swift"], [f"{command}\t-\t{text}" for command, text, _ in cases])
+    for (command, text, want), answer in zip(cases, got):
+        assert answer == want, (command, text, answer)
+
+
+def test_report_open_from_swift_and_kotlin_is_counted_exactly(setup, server):
+    endpoint = server.url("/.well-known/linkwell/opens")
+    welcome, short, spring = f"https://{HOST}/welcome", f"https://{HOST}/post42", f"https://{HOST}/spring"
+    swift = [("first_open", welcome)] * 2 + [("reopen", short), ("reopen", f"https://{HOST}/nope")]
+    kotlin = [("reopen", welcome)] * 3 + [("first_open", spring), ("first_open", f"https://{HOST}/nope")]
+    for language, sent in (("swift", swift), ("kotlin", kotlin)):
+        got = answers(setup[language], [f"report\t{kind}\t{endpoint} {link}" for kind, link in sent])
+        # Counted (204) but the unknown code: 404, not counted.
+        assert got == [["reported", "false" if link.endswith("/nope") else "true"] for _, link in sent], (language, got)
+    metrics = curl(server.admin_url("/metrics"))[2].decode()
+    opens = sorted(line for line in metrics.splitlines() if line.startswith("linkwell_app_opens_total{"))
+    assert opens == sorted([
+        'linkwell_app_opens_total{site="example",route="welcome",kind="first_open"} 2',
+        'linkwell_app_opens_total{site="example",route="welcome",kind="reopen"} 3',
+        'linkwell_app_opens_total{site="example",route="post",kind="reopen"} 1',
+        'linkwell_app_opens_total{site="example",route="profile",kind="first_open"} 1',
+    ]), opens

@@ -162,6 +162,56 @@ fun ComputersRoute.Companion.fromInstallReferrer(referrer: String): ComputersRou
 /** The link a Play install referrer carries (`linkwell_link=…`), or null. */
 fun ComputersRoute.Companion.installReferrerLink(referrer: String): String? = ComputersRouteTable.referrerLink(referrer)
 
+
+/** What opened the app, for [ComputersRoute.Companion.reportOpen]. */
+enum class ComputersRouteOpenKind(val wire: String) {
+    /** The first launch after an install (a deferred deep link, e.g. from the Play install referrer). */
+    FIRST_OPEN("first_open"),
+    /** The app was installed already. */
+    REOPEN("reopen")
+}
+
+/** Tells the site, once per open, that [link] opened the app: one `POST` to [endpoint] that only adds one
+ *  to an aggregate count (no identifiers). Fire-and-forget on a daemon thread: a failure changes nothing
+ *  for the user; [onDone], if given, gets true when the server counted it. */
+fun ComputersRoute.Companion.reportOpen(
+    link: String, kind: ComputersRouteOpenKind,
+    endpoint: String = "https://rw-universal-links-final.herokuapp.com/.well-known/linkwell/opens",
+    timeoutMillis: Int = 10_000, onDone: ((Boolean) -> Unit)? = null
+) {
+    val body = "{\"link\":" + openBeaconJson(link) + ",\"kind\":\"" + kind.wire + "\"}"
+    val thread = Thread {
+        val counted = try {
+            val connection = java.net.URL(endpoint).openConnection() as java.net.HttpURLConnection
+            connection.connectTimeout = timeoutMillis
+            connection.readTimeout = timeoutMillis
+            connection.requestMethod = "POST"
+            connection.doOutput = true
+            connection.setRequestProperty("Content-Type", "application/json")
+            connection.outputStream.use { it.write(body.toByteArray(Charsets.UTF_8)) }
+            val status = connection.responseCode
+            connection.disconnect()
+            status == 204
+        } catch (e: java.io.IOException) {
+            false
+        }
+        onDone?.invoke(counted)
+    }
+    thread.isDaemon = true
+    thread.start()
+}
+
+private fun openBeaconJson(text: String): String {
+    val out = StringBuilder("\"")
+    for (c in text) {
+        when {
+            c == '"' || c == '\\' -> out.append('\\').append(c)
+            c < ' ' -> out.append(String.format("\\u%04x", c.toInt()))
+            else -> out.append(c)
+        }
+    }
+    return out.append('"').toString()
+}
 // The route table of site 'computers' and the server's matching rules (generated).
 private object ComputersRouteTable {
     /** Bit i of an app mask: 0 RW7UL2X9KQ.com.razeware.UniversalLinks, 1 com.razeware.universallinks. */
