@@ -209,8 +209,9 @@ struct LinkExplanation {
             lines.append("Route:     none — excluded by routes[\(index)] '\(pattern)'; no app opens it; browsers \(notFoundOutcome)")
         case let .noRoute(site):
             lines.append("Site:      \(site)")
+            let claimed = claimedShortLink ? "; a short-link path the apps are given (shortLinks.openApp): they resolve it with /.well-known/linkwell/resolve" : ""
             if let served, let code = served.code {
-                lines.append("Route:     none — the path is short link '\(code)' of the link store" + (served.route.map { ", which leads to route '\($0)'" } ?? ""))
+                lines.append("Route:     none — the path is short link '\(code)' of the link store" + (served.route.map { ", which leads to route '\($0)'" } ?? "") + claimed)
             } else if let served, served.link == "long_link" {
                 lines.append("Route:     none — a long link (link=…)" + (served.route.map { ", which leads to route '\($0)'" } ?? ""))
             } else if claimedShortLink {

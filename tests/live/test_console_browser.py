@@ -34,8 +34,16 @@ def submit(driver, selector):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     old = driver.find_element(By.TAG_NAME, "html")
-    driver.find_element(By.CSS_SELECTOR, selector).click()
+    try:
+        driver.find_element(By.CSS_SELECTOR, selector).click()
+    except StaleElementReferenceException:
+        pass  # the page was replaced while the click was delivered: the wait below still checks it
+    except WebDriverException as error:
+        # Chromium's own words for the same race (the button's node left with the old document).
+        if "does not belong to the document" not in str(error):
+            raise
     WebDriverWait(driver, 10).until(expected_conditions.staleness_of(old))
 
 

@@ -951,6 +951,13 @@ def container_tools_missing():
     for tool in ("podman", "debootstrap", "runc"):
         if not shutil.which(tool):
             return f"{tool} is not installed (scripts/install-deps.sh test installs it)"
+    # runc creates every container (and every RUN step of a build) in a cgroup: a chroot or a
+    # container started without /sys/fs/cgroup cannot run one, whatever the storage driver.
+    mounts = Path("/proc/self/mountinfo").read_text().splitlines()
+    if not any(" - cgroup" in line for line in mounts):
+        return ("no cgroup filesystem is mounted (nothing of type cgroup or cgroup2 in /proc/self/mountinfo): "
+                "runc cannot create the image's RUN steps or the container here (a chroot, or a container "
+                "started without /sys/fs/cgroup); run this test on a machine or VM with cgroups")
     return None
 
 

@@ -332,8 +332,11 @@ def test_full_disk_is_507_with_the_fix_and_reads_still_work(tmp_path, start_serv
             subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=64k"], capture_output=True)  # until ENOSPC
             before = len(load.writes)
             load.wait_writes(30)
-            full = [s for _, s in load.writes[before + 2:]]
-            assert full and all(s == 507 for s in full), set(full)
+            # A few writes may still fit in space the database already holds (its WAL is reused
+            # after a checkpoint); those are stored (checked below). Once that space is used,
+            # every write is a 507.
+            full = [s for _, s in load.writes[before:]]
+            assert set(full) <= {201, 507} and full[-10:] == [507] * 10, full
             status, _, body = api(server, "POST", "/api/v1/links", token, {"code": "onfull", "target": "https://fitconnect.app/about"})
             assert status == 507 and body["error"]["code"] == "insufficient_storage"
             assert "is full" in body["error"]["message"] and "free space on the volume" in body["error"]["fix"]
@@ -345,7 +348,7 @@ def test_full_disk_is_507_with_the_fix_and_reads_still_work(tmp_path, start_serv
             assert all(200 <= s < 300 for _, s in load.writes[-10:])
         present = rows(db)
         report("full disk", load, present)
-        assert metric_lines(server, "linkwell_link_writes_refused_total")['linkwell_link_writes_refused_total{reason="full"}'] >= len(full)
+        assert metric_lines(server, "linkwell_link_writes_refused_total")['linkwell_link_writes_refused_total{reason="full"}'] >= full.count(507)
         _, again = check_after(config, db, load, start_server, server)
         again.stop()
 
