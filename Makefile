@@ -50,7 +50,7 @@ test: test-deps
 	scripts/doc-coverage.py
 	swift build $(SWIFT_BUILD_FLAGS)
 	swift test $(SWIFT_BUILD_FLAGS)
-	.venv/bin/python -m pytest -q tests/live
+	.venv/bin/python -m pytest -q --durations=15 tests/live
 
 fuzz-build: build
 	SWIFT_BACKTRACE=enable=no $(FUZZ_BUILD)
