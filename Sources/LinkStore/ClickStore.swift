@@ -116,10 +116,17 @@ public struct ClickReport: Sendable, Equatable, Codable {
     public var referrers: [Count] = []
     /// Days with clicks (`2026-12-01`), in order.
     public var days: [Count] = []
+    /// The clicks of each of ``days`` (same order) by platform, in `ClickPlatform` order.
+    public var dayPlatforms: [[Int]] = []
     /// Months (`2025-10`) whose days are past `storage.clicks.retentionDays`, in order.
     public var months: [Count] = []
+    /// The clicks of each of ``months`` (same order) by platform, in `ClickPlatform` order.
+    public var monthPlatforms: [[Int]] = []
     /// Per route (code "") and per short link, most clicks first.
     public var links: [LinkCount] = []
+    /// Per route of a site (route pages and the short links to them; code ""), most clicks first;
+    /// clicks that resolved to no route (not found, short links to web pages) are in none.
+    public var routes: [LinkCount] = []
     /// Times a link opened the app (first opens and re-opens, as the apps reported them).
     public var appOpens = 0
     /// App opens that were the first launch after an install.
@@ -312,11 +319,22 @@ extension LinkStore {
                     report.crawlers += n[platforms + outcomes + 1]
                     report.humans += total - n[platforms + outcomes + 1]
                 }
-                let total = ClickPlatform.allCases.map { "p_\($0.name)" }.joined(separator: " + ")
-                try db.query("SELECT \(period), SUM(\(total)) FROM \(table) \(whereClause) GROUP BY \(period) ORDER BY \(period)", bindings) { r in
+                let platformColumns = ClickPlatform.allCases.map { "p_\($0.name)" }
+                let total = platformColumns.joined(separator: " + ")
+                try db.query(
+                    "SELECT \(period), \(platformColumns.map { "SUM(\($0))" }.joined(separator: ", ")) FROM \(table) \(whereClause) GROUP BY \(period) ORDER BY \(period)",
+                    bindings
+                ) { r in
                     let p = Int(r.integer(0) ?? 0)
-                    let entry = ClickReport.Count(name: monthly ? ClickDay.monthText(p) : ClickDay.text(p), clicks: Int(r.integer(1) ?? 0))
-                    if monthly { report.months.append(entry) } else { report.days.append(entry) }
+                    let split = platformColumns.indices.map { Int(r.integer(Int32($0 + 1)) ?? 0) }
+                    let entry = ClickReport.Count(name: monthly ? ClickDay.monthText(p) : ClickDay.text(p), clicks: split.reduce(0, +))
+                    if monthly {
+                        report.months.append(entry)
+                        report.monthPlatforms.append(split)
+                    } else {
+                        report.days.append(entry)
+                        report.dayPlatforms.append(split)
+                    }
                 }
                 try db.query("SELECT site, code, route, SUM(\(total)) FROM \(table) \(whereClause) GROUP BY site, code, route", bindings) { r in
                     let key = [r.text(0) ?? "", r.text(1) ?? "", r.text(2) ?? ""].joined(separator: "\u{0}")
@@ -339,6 +357,11 @@ extension LinkStore {
             report.referrers = referrers.map { ClickReport.Count(name: $0.key, clicks: $0.value) }
                 .sorted { ($0.clicks, $1.name) > ($1.clicks, $0.name) }
             report.links = links.values.sorted { ($0.clicks, $1.site, $1.code, $1.route) > ($1.clicks, $0.site, $0.code, $0.route) }
+            var routes: [String: ClickReport.LinkCount] = [:]
+            for l in links.values where !l.route.isEmpty {
+                routes[l.site + "\u{0}" + l.route, default: ClickReport.LinkCount(site: l.site, code: "", route: l.route, clicks: 0)].clicks += l.clicks
+            }
+            report.routes = routes.values.sorted { ($0.clicks, $1.site, $1.route) > ($1.clicks, $0.site, $0.route) }
             return report
         }
     }
@@ -404,9 +427,16 @@ extension ClickReport {
         public struct Day: Encodable, Sendable {
             var day: String
             var clicks: Int
+            /// The day's clicks by platform (every platform, zeros included).
+            var platform: [String: Int]
         }
         public struct Month: Encodable, Sendable {
             var month: String
+            var clicks: Int
+            var platform: [String: Int]
+        }
+        public struct Route: Encodable, Sendable {
+            var site, route: String
             var clicks: Int
         }
         public struct Link: Encodable, Sendable {
@@ -426,7 +456,14 @@ extension ClickReport {
         var days: [Day]
         var months: [Month]
         var links: [Link]
+        var routes: [Route]
         var funnel: Funnel
+    }
+
+    /// Row `i` of a per-platform split by platform name (zeros when the split is missing).
+    static func byPlatform(_ split: [[Int]], _ i: Int) -> [String: Int] {
+        let row = i < split.count ? split[i] : []
+        return Dictionary(uniqueKeysWithValues: ClickPlatform.allCases.map { ($0.name, $0.rawValue < row.count ? row[$0.rawValue] : 0) })
     }
 
     /// This report as `linkwell stats --json` prints it, for `query`.
@@ -440,9 +477,10 @@ extension ClickReport {
             crawler: .init(yes: crawlers, no: humans),
             platform: named(platforms), outcome: named(outcomes),
             referrers: referrers.map { .init(host: $0.name, clicks: $0.clicks) },
-            days: days.map { .init(day: $0.name, clicks: $0.clicks) },
-            months: months.map { .init(month: $0.name, clicks: $0.clicks) },
+            days: days.indices.map { .init(day: days[$0].name, clicks: days[$0].clicks, platform: Self.byPlatform(dayPlatforms, $0)) },
+            months: months.indices.map { .init(month: months[$0].name, clicks: months[$0].clicks, platform: Self.byPlatform(monthPlatforms, $0)) },
             links: links.map { .init(site: $0.site, code: $0.code, route: $0.route, clicks: $0.clicks) },
+            routes: routes.map { .init(site: $0.site, route: $0.route, clicks: $0.clicks) },
             funnel: .init(clicks: total, appOpens: appOpens, firstOpens: firstOpens, reopens: appOpens - firstOpens))
     }
 }

@@ -81,6 +81,29 @@ import Testing
         #expect(r.days == [ClickReport.Count(name: "2026-12-01", clicks: 9)])
     }
 
+    /// Each day (and each folded month) split by platform, and the top routes summed over the
+    /// route's own page and its short links; clicks that resolved to no route are in no route.
+    @Test func daysAreSplitByPlatformAndRoutesAreSummed() throws {
+        let dir = try TempDir()
+        let store = try LinkStore(path: dir.path("p.db"))
+        try store.addClicks([
+            Self.row(20261201, 3), Self.row(20261201, 2, p: .android), Self.row(20261202, 1, p: .desktop),
+            Self.row(20261202, 4, code: "", route: "signup", p: .other), Self.row(20261202, 5, code: "w", route: "workout"),
+            Self.row(20261202, 7, code: "", route: "", o: .notFound),
+        ], referrers: [])
+        let r = try store.clickReport(ClickQuery())
+        #expect(r.days.map(\.name) == ["2026-12-01", "2026-12-02"])
+        #expect(r.dayPlatforms == [[3, 2, 0, 0], [12, 0, 1, 4]])
+        #expect(r.routes.map { "\($0.route) \($0.clicks)" } == ["signup 10", "workout 5"])
+        let document = r.document(query: ClickQuery())
+        let json = String(decoding: try JSONEncoder().encode(document), as: UTF8.self)
+        #expect(json.contains(#""platform":{"#))
+        try store.maintainClicks(today: 20270301, retentionDays: 30, referrersPerDay: 10)
+        let folded = try store.clickReport(ClickQuery(route: "signup"))
+        #expect(folded.months.map(\.name) == ["2026-12"])
+        #expect(folded.monthPlatforms == [[3, 2, 1, 4]])
+    }
+
     /// The flush writes no row for clicks without a referrer: the report counts them as "" —
     /// per filter, in days and in months — next to "" rows an older version wrote.
     @Test func clicksWithoutAReferrerRowCountAsNoReferrer() throws {

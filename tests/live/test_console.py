@@ -176,10 +176,26 @@ def test_console_counts_are_the_numbers_of_linkwell_stats(config, start_server):
     browser, _ = sign_in(server, writer)
     page = browser.get(server.admin_url("/console/stats?site=fitconnect&range=7"))
     assert page.status_code == 200 and '<svg class="chart"' in page.text and "<title id=\"chart-title\">Clicks per day" in page.text
-    days = dict(re.findall(r'<tr><td data-label="Day">([0-9-]+)</td><td data-label="Clicks">(\d+)</td></tr>', page.text))
+    # The chart's table alternative: every day of the range, its clicks split by platform, the
+    # same as stats --json's days (which list only days with clicks).
+    days = {d: [int(n) for n in rest] for d, *rest in re.findall(
+        r'<tr><td data-label="Day">([0-9-]+)</td><td data-label="Clicks">(\d+)</td><td data-label="iOS">(\d+)</td>'
+        r'<td data-label="Android">(\d+)</td><td data-label="Desktop">(\d+)</td><td data-label="Other">(\d+)</td></tr>', page.text)}
     assert len(days) == 7
-    assert {d: int(c) for d, c in days.items() if int(c)} == {d["day"]: d["clicks"] for d in report["days"]}
+    assert {d: c for d, c in days.items() if c[0]} == {
+        d["day"]: [d["clicks"]] + [d["platform"][p] for p in ("ios", "android", "desktop", "other")] for d in report["days"]}
+    today = [d for d in report["days"]][-1]
+    assert today["platform"]["ios"] >= 3 and today["platform"]["android"] == 2
     assert int(re.search(r'id="days-total">(\d+)<', page.text).group(1)) == report["total"]
+    assert int(re.search(r'id="days-android">(\d+)<', page.text).group(1)) == report["platform"]["android"]
+    # The chart stacks each day's platforms: one rect per platform with clicks, tallest day highest.
+    assert page.text.count('class="bar p-android"') == sum(1 for d in report["days"] if d["platform"]["android"])
+    # The funnel and the top routes, as stats --json counts them.
+    assert int(re.search(r'id="funnel-clicks">(\d+)<', page.text).group(1)) == report["funnel"]["clicks"]
+    assert int(re.search(r'id="funnel-app-opens">(\d+)<', page.text).group(1)) == report["funnel"]["appOpens"]
+    assert int(re.search(r'id="funnel-first-opens">(\d+)<', page.text).group(1)) == report["funnel"]["firstOpens"]
+    top_routes = dict(re.findall(r'<td data-label="Route">([^<]+)</td><td data-label="Clicks">(\d+)</td>', page.text))
+    assert {k: int(v) for k, v in top_routes.items()} == {r["route"]: r["clicks"] for r in report["routes"]} and "signup" in top_routes
     platforms = dict(re.findall(r'<td data-label="Platform">([^<]+)</td><td data-label="Clicks">(\d+)</td>', page.text))
     assert {k: int(v) for k, v in platforms.items()} == report["platform"]
     outcomes = dict(re.findall(r'<td data-label="Outcome">([^<]+)</td><td data-label="Clicks">(\d+)</td>', page.text))
@@ -188,6 +204,16 @@ def test_console_counts_are_the_numbers_of_linkwell_stats(config, start_server):
     page = browser.get(server.admin_url("/console/stats?site=fitconnect&range=30&link=spring"))
     one = json.loads(cli(config, "stats", "--json", "--site", "fitconnect", "--link", "spring"))
     assert int(re.search(r'id="days-total">(\d+)<', page.text).group(1)) == one["total"] == 5
+    # One route over a custom range: the same as stats --route --since --until.
+    day = report["days"][-1]["day"]
+    page = browser.get(server.admin_url(f"/console/stats?site=fitconnect&route=signup&since={day}&until={day}"))
+    route = json.loads(cli(config, "stats", "--json", "--site", "fitconnect", "--route", "signup", "--since", day, "--until", day))
+    assert page.status_code == 200 and '<option value="signup" selected>' in page.text
+    assert int(re.search(r'id="days-total">(\d+)<', page.text).group(1)) == route["total"] >= 5
+    assert len(re.findall(r'<td data-label="Day">', page.text)) == 1
+    text = cli(config, "stats", "--site", "fitconnect", "--since", day, "--until", day)
+    split = r"\s+".join(str(report["days"][-1]["platform"][p]) for p in ("ios", "android", "desktop", "other"))
+    assert re.search(rf'^{day}\s+{report["days"][-1]["clicks"]}\s+{split}$', text, re.M), text
 
 
 def test_console_imports_the_takeout_sample_with_its_report(tmp_path, start_server):
@@ -293,3 +319,51 @@ def test_console_routes_page_answers_as_linkwell_check(config, start_server):
         served = requests.get(server.url(path), headers={"Host": "fitconnect.app"})
         assert served.status_code == 200 and shown.encode() == served.content
     assert "linkwell doctor --config" in page.text
+
+
+def test_console_sessions_are_stored_hashed_survive_a_restart_and_are_shared(config, start_server):
+    """Sessions live in the link database: the cookie works on a second instance on the same
+    database and after a restart; the table holds the id's SHA-256, never the id; revoking the
+    token with the CLI deletes its sessions at once; sign-out deletes the row."""
+    import hashlib
+    import sqlite3
+    writer = cli(config, "tokens", "create", "--name", "marketing", "--scope", "write")
+    reader = cli(config, "tokens", "create", "--name", "dash", "--scope", "read")
+    first = start_server(config)
+    second = start_server(config)  # another instance on the same database
+    browser, r = sign_in(first, writer)
+    assert r.status_code == 303
+    cookie = browser.cookies["lw_session"]
+    db = sqlite3.connect(config.parent / "linkwell.db")
+    rows = db.execute("SELECT id_hash, name, scope FROM console_sessions").fetchall()
+    assert rows == [(hashlib.sha256(cookie.encode()).hexdigest(), "marketing", "write")]
+    assert not any(cookie in str(v) for row in db.execute("SELECT * FROM console_sessions") for v in row)
+
+    def signed_in(server, jar):
+        page = requests.get(server.admin_url("/"), cookies=jar, allow_redirects=False)
+        return page.status_code == 200 and 'name="token"' not in page.text and "marketing" in page.text
+
+    assert signed_in(second, {"lw_session": cookie})
+    # A write through the second instance with the form secret the first one issued.
+    page = requests.get(second.admin_url("/console/links/new"), cookies={"lw_session": cookie})
+    assert page.status_code == 200 and csrf_of(page.text)
+    first.stop()
+    restarted = start_server(config)
+    assert signed_in(restarted, {"lw_session": cookie})
+
+    # Revocation with the CLI (no server involved) ends the session at once, on every instance.
+    cli(config, "tokens", "revoke", "marketing")
+    assert db.execute("SELECT COUNT(*) FROM console_sessions WHERE name = 'marketing'").fetchone()[0] == 0
+    for server in (second, restarted):
+        assert 'name="token"' in requests.get(server.admin_url("/"), cookies={"lw_session": cookie}).text
+
+    # Sign-out deletes the row; the cookie is dead on the other instance too.
+    other, _ = sign_in(second, reader)
+    dead = other.cookies["lw_session"]
+    assert db.execute("SELECT COUNT(*) FROM console_sessions").fetchone()[0] == 1
+    page = other.get(second.admin_url("/"))
+    r = other.post(second.admin_url("/console/sign-out"), data={"csrf": csrf_of(page.text)},
+                   headers={"Origin": f"http://{second.admin}"}, allow_redirects=False)
+    assert r.status_code == 303
+    assert db.execute("SELECT COUNT(*) FROM console_sessions").fetchone()[0] == 0
+    assert 'name="token"' in requests.get(restarted.admin_url("/"), cookies={"lw_session": dead}).text
