@@ -54,13 +54,17 @@ extension ConsoleTemplates {
         {{> end}}
         """
 
-    /// The counts page's additions to ``stylesheet``: one colour per platform (the bars, the legend).
+    /// Additions to ``stylesheet``: one colour per platform (the counts chart, its legend), and
+    /// the routes page's offline check results.
     static let countsStylesheet = """
         svg.chart .p-ios, .swatch.p-ios { fill: #3b4cca; background: #3b4cca; }
         svg.chart .p-android, .swatch.p-android { fill: #2e7d32; background: #2e7d32; }
         svg.chart .p-desktop, .swatch.p-desktop { fill: #b45309; background: #b45309; }
         svg.chart .p-other, .swatch.p-other { fill: #6b6b73; background: #6b6b73; }
         ul.legend { list-style: none; padding: 0; margin: .25rem 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem; }
+        ul.checks { padding-left: 1.1rem; overflow-wrap: anywhere; }
+        ul.checks li.pass strong { color: var(--good); }
+        ul.checks li.warn strong, ul.checks li.fail strong { color: var(--bad); }
         .swatch { display: inline-block; width: .9rem; height: .9rem; border-radius: .15rem; margin-right: .35rem; vertical-align: -.1rem; }
 
         """

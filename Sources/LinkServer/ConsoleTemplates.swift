@@ -155,6 +155,9 @@ enum ConsoleTemplates {
         {{^hasWarnings}}<p id="warnings">No warnings (the same checks as <code>linkwell validate</code>).</p>{{/hasWarnings}}
         {{#files}}<h3><code>https://{{host}}{{path}}</code> ({{bytes}} bytes)</h3>
         <pre id="file-{{id}}" tabindex="0">{{text}}</pre>{{/files}}
+        <h3>Offline checks</h3>
+        <p>What <code>linkwell doctor --offline</code> checks in the files, run here on what this server serves (through a proxy, run the command below: it fetches them as Apple and Google do):</p>
+        <ul id="checks" class="checks">{{#checks}}<li class="{{result}}"><strong>{{label}}</strong> {{what}}{{#fix}} — fix: {{fix}}{{/fix}}</li>{{/checks}}</ul>
         <h3>Online checks</h3>
         <p>What Apple's CDN and Google's Digital Asset Links API see needs the network; run:</p>
         {{#doctor}}<pre tabindex="0"><code>{{command}}</code></pre>{{/doctor}}

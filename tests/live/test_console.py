@@ -318,7 +318,22 @@ def test_console_routes_page_answers_as_linkwell_check(config, start_server):
         shown = html.unescape(re.search(rf'<pre id="file-{name}" tabindex="0">(.*?)</pre>', page.text, re.S).group(1))
         served = requests.get(server.url(path), headers={"Host": "fitconnect.app"})
         assert served.status_code == 200 and shown.encode() == served.content
-    assert "linkwell doctor --config" in page.text
+    # The offline doctor checks on what this server serves, and the exact commands for the rest.
+    checks = [html.unescape(re.sub(r"<[^>]+>", "", li)) for li in re.findall(r'<li class="(?:pass|warn|fail)">(.*?)</li>', page.text)]
+    assert checks and all(c.startswith("PASS ") for c in checks), checks
+    for app in check_apps(config):
+        assert any(app in c and ("lists" in c or "verifies" in c) for c in checks), (app, checks)
+    routes = set(re.findall(r'<td data-label="Route">([^<(]+)</td><td data-label="Path">', page.text))
+    claimed = {re.search(r"route '([^']+)' https://fitconnect\.app/\S* opens", c).group(1) for c in checks if " opens " in c}
+    assert routes and claimed == routes, (routes, claimed)
+    assert f"linkwell doctor https://fitconnect.app --config {config} --site fitconnect --offline" in html.unescape(page.text)
+
+
+def check_apps(config):
+    import json5
+    cfg = json5.loads(config.read_text())
+    site = cfg["sites"][0]
+    return [f'{a["teamID"]}.{a["bundleID"]}' for a in site["ios"]] + [a["package"] for a in site["android"]]
 
 
 def test_console_sessions_are_stored_hashed_survive_a_restart_and_are_shared(config, start_server):
