@@ -88,6 +88,9 @@ public struct ClickQuery: Sendable, Equatable {
     public var route: String?
     public var since: Int?
     public var until: Int?
+    /// Only the short links with most clicks, at most this many (read from each day's top
+    /// links); nil: every link and route, most clicks first.
+    public var linkLimit: Int?
 }
 
 /// The answer: totals by each dimension, the top referrer hosts, per day (and per month for the
@@ -208,6 +211,7 @@ extension LinkStore {
                     values.append(.text(r.referrer))
                     values.append(.integer(Int64(r.count)))
                 }
+                try LinkStore.addRollups(db, rows, referrers: referrers)
             }
         }
     }
@@ -268,31 +272,40 @@ extension LinkStore {
                     """, [.integer(Int64(cutoff))])
                 try db.query("DELETE FROM click_referrers_daily WHERE day < ?", [.integer(Int64(cutoff))])
                 try LinkStore.trimReferrers(db, table: "click_referrers_monthly", period: "month", from: 0, keep: referrersPerDay)
+                if try LinkStore.hasRollups(db) {
+                    try LinkStore.trimReferrers(
+                        db, table: "click_referrers_site_daily", period: "day", from: ClickDay.adding(-2, to: today), keep: referrersPerDay, keys: ["site", "route"])
+                    try LinkStore.foldRollups(db, cutoff: cutoff)
+                    try LinkStore.trimReferrers(db, table: "click_referrers_site_monthly", period: "month", from: 0, keep: referrersPerDay, keys: ["site", "route"])
+                }
             }
         }
     }
 
-    /// Folds every host past the `keep` most clicked of its (period, site, code, route) into `(other)`.
-    private static func trimReferrers(_ db: any DatabaseConnection, table: String, period: String, from: Int, keep: Int) throws(LinkStoreError) {
+    /// Folds every host past the `keep` most clicked of its (period, site, code, route) — or of
+    /// its (period, site, route) in the per-site tables — into `(other)`.
+    static func trimReferrers(_ db: any DatabaseConnection, table: String, period: String, from: Int, keep: Int,
+                              keys: [String] = ["site", "code", "route"]) throws(LinkStoreError) {
         let special = [ReferrerHost.none, ReferrerHost.other, ReferrerHost.address, ReferrerHost.invalid]
         let notSpecial = "referrer NOT IN (" + special.map { _ in "?" }.joined(separator: ", ") + ")"
+        let k = keys.joined(separator: ", ")
         let ranked = """
-            SELECT \(period), site, code, route, referrer, count, ROW_NUMBER() OVER (
-                PARTITION BY \(period), site, code, route ORDER BY count DESC, referrer) AS rank
+            SELECT \(period), \(k), referrer, count, ROW_NUMBER() OVER (
+                PARTITION BY \(period), \(k) ORDER BY count DESC, referrer) AS rank
             FROM \(table) WHERE \(period) >= ? AND \(notSpecial)
             """
         let bindings: [SQLValue] = [.integer(Int64(from))] + special.map { .text($0) } + [.integer(Int64(keep))]
         try db.query(
             """
-            INSERT INTO \(table) (site, code, route, \(period), referrer, count)
-            SELECT site, code, route, \(period), ?, SUM(count) FROM (\(ranked)) AS r WHERE rank > ?
-            GROUP BY site, code, route, \(period)
-            ON CONFLICT (site, code, route, \(period), referrer) DO UPDATE SET count = \(table).count + excluded.count
+            INSERT INTO \(table) (\(k), \(period), referrer, count)
+            SELECT \(k), \(period), ?, SUM(count) FROM (\(ranked)) AS r WHERE rank > ?
+            GROUP BY \(k), \(period)
+            ON CONFLICT (\(k), \(period), referrer) DO UPDATE SET count = \(table).count + excluded.count
             """, [.text(ReferrerHost.other)] + bindings)
         try db.query(
             """
-            DELETE FROM \(table) WHERE (site, code, route, \(period), referrer) IN (
-                SELECT site, code, route, \(period), referrer FROM (\(ranked)) AS r WHERE rank > ?)
+            DELETE FROM \(table) WHERE (\(k), \(period), referrer) IN (
+                SELECT \(k), \(period), referrer FROM (\(ranked)) AS r WHERE rank > ?)
             """, bindings)
     }
 
@@ -302,7 +315,13 @@ extension LinkStore {
             var report = ClickReport()
             var referrers: [String: Int] = [:]
             var links: [String: ClickReport.LinkCount] = [:]
-            for (table, period, refTable) in [("clicks_daily", "day", "click_referrers_daily"), ("clicks_monthly", "month", "click_referrers_monthly")] {
+            // Without a link filter the per-site tables hold the same sums in far fewer rows.
+            let perSite = query.code == nil ? try LinkStore.hasRollups(db) : false
+            let tables = perSite
+                ? [("clicks_site_daily", "day", "click_referrers_site_daily"), ("clicks_site_monthly", "month", "click_referrers_site_monthly")]
+                : [("clicks_daily", "day", "click_referrers_daily"), ("clicks_monthly", "month", "click_referrers_monthly")]
+            var routes: [String: ClickReport.LinkCount] = [:]
+            for ((table, period, refTable), linkTable) in zip(tables, ["clicks_daily", "clicks_monthly"]) {
                 let monthly = period == "month"
                 let (whereClause, bindings) = LinkStore.whereClause(query, period: period)
                 let counts = ClickCountRow.countColumns
@@ -336,10 +355,17 @@ extension LinkStore {
                         report.dayPlatforms.append(split)
                     }
                 }
-                try db.query("SELECT site, code, route, SUM(\(total)) FROM \(table) \(whereClause) GROUP BY site, code, route", bindings) { r in
-                    let key = [r.text(0) ?? "", r.text(1) ?? "", r.text(2) ?? ""].joined(separator: "\u{0}")
-                    links[key, default: ClickReport.LinkCount(site: r.text(0) ?? "", code: r.text(1) ?? "", route: r.text(2) ?? "", clicks: 0)].clicks +=
-                        Int(r.integer(3) ?? 0)
+                if query.linkLimit == nil || !perSite {
+                    try db.query("SELECT site, code, route, SUM(\(total)) FROM \(linkTable) \(whereClause) GROUP BY site, code, route", bindings) { r in
+                        let key = [r.text(0) ?? "", r.text(1) ?? "", r.text(2) ?? ""].joined(separator: "\u{0}")
+                        links[key, default: ClickReport.LinkCount(site: r.text(0) ?? "", code: r.text(1) ?? "", route: r.text(2) ?? "", clicks: 0)].clicks +=
+                            Int(r.integer(3) ?? 0)
+                    }
+                }
+                try db.query("SELECT site, route, SUM(\(total)) FROM \(table) \(whereClause) GROUP BY site, route", bindings) { r in
+                    guard let route = r.text(1), !route.isEmpty else { return }
+                    let site = r.text(0) ?? ""
+                    routes[site + "\u{0}" + route, default: ClickReport.LinkCount(site: site, code: "", route: route, clicks: 0)].clicks += Int(r.integer(2) ?? 0)
                 }
                 // Clicks without a referrer are the clicks in no referrer row (the flush writes no
                 // row for them; rows for "" written by older versions or by callers still count).
@@ -356,10 +382,10 @@ extension LinkStore {
             report.firstOpens = opens.firstOpens
             report.referrers = referrers.map { ClickReport.Count(name: $0.key, clicks: $0.value) }
                 .sorted { ($0.clicks, $1.name) > ($1.clicks, $0.name) }
-            report.links = links.values.sorted { ($0.clicks, $1.site, $1.code, $1.route) > ($1.clicks, $0.site, $0.code, $0.route) }
-            var routes: [String: ClickReport.LinkCount] = [:]
-            for l in links.values where !l.route.isEmpty {
-                routes[l.site + "\u{0}" + l.route, default: ClickReport.LinkCount(site: l.site, code: "", route: l.route, clicks: 0)].clicks += l.clicks
+            if let limit = query.linkLimit, perSite {
+                report.links = try LinkStore.topLinks(db, query, limit: limit)
+            } else {
+                report.links = links.values.sorted { ($0.clicks, $1.site, $1.code, $1.route) > ($1.clicks, $0.site, $0.code, $0.route) }
             }
             report.routes = routes.values.sorted { ($0.clicks, $1.site, $1.route) > ($1.clicks, $0.site, $0.route) }
             return report

@@ -34,7 +34,8 @@ public struct ConsoleSessionRecord: Sendable, Equatable {
 }
 
 extension LinkStore {
-    /// Migration 11: the console's sessions.
+    /// Migration 11: the console's sessions, and the per-site click tables its counts read
+    /// (ClickRollups.swift).
     static let consoleSessionMigration: (version: Int, name: String, sql: String) = (
         11, "console sessions",
         """
@@ -50,7 +51,7 @@ extension LinkStore {
         );
         CREATE INDEX console_sessions_token ON console_sessions (token_hash);
         CREATE INDEX console_sessions_last_seen ON console_sessions (last_seen_at);
-        """
+        """ + "\n" + LinkStore.rollupSchema
     )
 
     /// Stores a new session, deleting the ones idle since `idleBefore` or started before

@@ -104,6 +104,40 @@ import Testing
         #expect(folded.monthPlatforms == [[3, 2, 1, 4]])
     }
 
+    /// Without a link filter the report reads the per-site tables: the same numbers as the
+    /// per-link rows; the top links (`linkLimit`) are the first of the full list, with exact counts.
+    @Test func perSiteTablesAgreeWithThePerLinkRows() throws {
+        let dir = try TempDir()
+        let store = try LinkStore(path: dir.path("r.db"))
+        var rows: [ClickCountRow] = []
+        var refs: [ReferrerCountRow] = []
+        for i in 0..<150 {
+            for day in [20261201, 20261202, 20261203] where (i + day) % 2 == 0 || i < 5 {
+                rows.append(Self.row(day, 1 + (i * 7 + day) % 13, code: "l\(i)", route: i % 3 == 0 ? "workout" : "signup", p: ClickPlatform(rawValue: i % 4)!))
+                refs.append(Self.ref(day, code: "l\(i)", route: i % 3 == 0 ? "workout" : "signup", "h\(i % 5).example", 1))
+            }
+        }
+        // Two flushes: the second adds to rows the first wrote (and re-ranks the days' top links).
+        try store.addClicks(Array(rows.prefix(200)), referrers: Array(refs.prefix(200)))
+        try store.addClicks(Array(rows.dropFirst(200)), referrers: Array(refs.dropFirst(200)))
+        let site = try store.clickReport(ClickQuery(site: "fitconnect"))
+        var perLink = ClickReport()
+        for l in site.links { perLink.total += l.clicks }
+        #expect(site.total == rows.map(\.total).reduce(0, +) && perLink.total == site.total)
+        #expect(site.routes.map(\.clicks).reduce(0, +) == site.total)
+        var top = ClickQuery(site: "fitconnect", since: 20261202)
+        let full = try store.clickReport(top).links
+        top.linkLimit = 5
+        let limited = try store.clickReport(top)
+        #expect(limited.links == Array(full.prefix(5)))
+        #expect(limited.total == full.map(\.clicks).reduce(0, +))
+        // Folding and trimming keep the per-site numbers equal to the per-link ones.
+        try store.maintainClicks(today: 20270301, retentionDays: 30, referrersPerDay: 3)
+        let folded = try store.clickReport(ClickQuery(site: "fitconnect"))
+        #expect(folded.total == site.total && folded.months.map(\.clicks) == [site.total])
+        #expect(folded.referrers.map(\.clicks).reduce(0, +) == site.referrers.map(\.clicks).reduce(0, +))
+    }
+
     /// The flush writes no row for clicks without a referrer: the report counts them as "" —
     /// per filter, in days and in months — next to "" rows an older version wrote.
     @Test func clicksWithoutAReferrerRowCountAsNoReferrer() throws {

@@ -382,3 +382,39 @@ def test_console_sessions_are_stored_hashed_survive_a_restart_and_are_shared(con
     assert r.status_code == 303
     assert db.execute("SELECT COUNT(*) FROM console_sessions").fetchone()[0] == 0
     assert 'name="token"' in requests.get(restarted.admin_url("/"), cookies={"lw_session": dead}).text
+
+
+def test_console_counts_and_sessions_on_postgresql(tmp_path, start_server):
+    """Migration 11 on PostgreSQL: two instances share a console session; counts flushed by both
+    are in the per-site tables, and the counts page equals `linkwell stats`."""
+    import json
+    import signal
+    from pgserver import PostgresServer
+    from test_postgres import make_config
+    pg = PostgresServer()
+    try:
+        pg.psql(f"CREATE DATABASE lw_console OWNER {pg.USER}")
+        config = make_config(tmp_path, pg, "lw_console")
+        writer = cli(config, "tokens", "create", "--name", "growth", "--scope", "write")
+        one, two = start_server(config), start_server(config)
+        assert api(one, "POST", "/api/v1/links", token=writer, body={"code": "spring", "target": "https://fitconnect.app/signup?referralCode=S"})[0] == 201
+        android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36"
+        for server, agent, n in ((one, android, 2), (two, "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)", 3)):
+            for i in range(n):  # a short link (its day's top links) and a route page
+                path = "/spring" if i % 2 == 0 else "/signup?referralCode=X"
+                requests.get(server.url(path), headers={"Host": "fitconnect.app", "User-Agent": agent}, allow_redirects=False)
+            server.signal(signal.SIGHUP)
+            server.wait_for(lambda e: e.get("event") == "reloaded")
+            assert not [e for e in server.events() if e.get("event", "").startswith("clicks_")], server.events()
+        browser, r = sign_in(one, writer)
+        assert r.status_code == 303
+        page = browser.get(two.admin_url("/console/stats?site=fitconnect&range=7"))  # the session from one, on two
+        assert page.status_code == 200 and 'name="token"' not in page.text
+        report = json.loads(cli(config, "stats", "--json", "--site", "fitconnect"))
+        assert report["total"] == 5 and report["platform"]["android"] == 2 and report["routes"] == [{"site": "fitconnect", "route": "signup", "clicks": 5}]
+        assert int(re.search(r'id="days-total">(\d+)<', page.text).group(1)) == 5
+        assert int(re.search(r'id="days-ios">(\d+)<', page.text).group(1)) == 3
+        # The top links read from each day's top list: spring, with its exact count.
+        assert re.search(r'<td data-label="Link">spring \(signup\)</td><td data-label="Clicks">3</td>', page.text), page.text
+    finally:
+        pg.close()
