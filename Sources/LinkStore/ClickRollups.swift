@@ -6,6 +6,13 @@
 
 import Foundation
 
+/// A key of the per-site tables (hashing four fields instead of a string built from them).
+private struct RouteDay: Hashable {
+    var site, route: String
+    var day: Int
+    var referrer: String
+}
+
 extension LinkStore {
     /// Links kept per site and UTC day in `clicks_top_daily`.
     static let topLinksPerDay = 100
@@ -47,9 +54,10 @@ extension LinkStore {
     /// touched (inside the flush's transaction).
     static func addRollups(_ db: any DatabaseConnection, _ rows: [ClickCountRow], referrers: [ReferrerCountRow]) throws(LinkStoreError) {
         guard try hasRollups(db) else { return }
-        var perRoute: [String: ClickCountRow] = [:]
+        var perRoute: [RouteDay: ClickCountRow] = [:]
+        perRoute.reserveCapacity(64)
         for r in rows {
-            let key = "\(r.site)\u{0}\(r.route)\u{0}\(r.day)"
+            let key = RouteDay(site: r.site, route: r.route, day: r.day, referrer: "")
             var sum = perRoute[key] ?? ClickCountRow(day: r.day, site: r.site, code: "", route: r.route)
             for i in sum.platforms.indices { sum.platforms[i] += r.platforms[i] }
             for i in sum.outcomes.indices { sum.outcomes[i] += r.outcomes[i] }
@@ -63,9 +71,9 @@ extension LinkStore {
             values.append(.integer(Int64(r.day)))
             r.appendCounts(to: &values)
         }
-        var perReferrer: [String: ReferrerCountRow] = [:]
+        var perReferrer: [RouteDay: ReferrerCountRow] = [:]
         for r in referrers {
-            let key = "\(r.site)\u{0}\(r.route)\u{0}\(r.day)\u{0}\(r.referrer)"
+            let key = RouteDay(site: r.site, route: r.route, day: r.day, referrer: r.referrer)
             perReferrer[key, default: ReferrerCountRow(day: r.day, site: r.site, code: "", route: r.route, referrer: r.referrer, count: 0)].count += r.count
         }
         try insertChunks(db, Array(perReferrer.values), keys: ["site", "route", "day", "referrer"], counts: ["count"], table: "click_referrers_site_daily") { r, values in
@@ -76,10 +84,13 @@ extension LinkStore {
             values.append(.integer(Int64(r.count)))
         }
         // The links' new day totals, read back from their rows, then every (site, day) cut to its top.
-        // (The day is cast: PostgreSQL types the parameters of a VALUES list as text.)
+        // A join, so each key is one primary-key lookup (SQLite scans the table for a row-value
+        // `IN (VALUES …)`); the day is cast (PostgreSQL types a VALUES list's parameters as text);
+        // A link enters a full list only above its lowest count (the WHERE also keeps SQLite from
+        // reading the upsert's ON as the join's).
         let links = rows.filter { !$0.code.isEmpty }
         guard let firstDay = links.map(\.day).min() else { return }
-        let total = ClickPlatform.allCases.map { "p_\($0.name)" }.joined(separator: " + ")
+        func totalOf(_ t: String) -> String { ClickPlatform.allCases.map { "\(t).p_\($0.name)" }.joined(separator: " + ") }
         var start = 0
         while start < links.count {
             let chunk = links[start..<min(start + clickRowsPerStatement, links.count)]
@@ -88,10 +99,14 @@ extension LinkStore {
             try db.query(
                 """
                 INSERT INTO clicks_top_daily (site, day, code, route, clicks)
-                SELECT site, day, code, route, \(total) FROM clicks_daily
-                WHERE (site, code, route, day) IN (VALUES \(Array(repeating: "(?, ?, ?, CAST(? AS BIGINT))", count: chunk.count).joined(separator: ", ")))
+                SELECT d.site, d.day, d.code, d.route, \(totalOf("d")) FROM (VALUES \(Array(repeating: "(?, ?, ?, CAST(? AS BIGINT))", count: chunk.count).joined(separator: ", "))) AS b
+                JOIN clicks_daily d ON d.site = b.column1 AND d.code = b.column2 AND d.route = b.column3 AND d.day = b.column4
+                LEFT JOIN (
+                    SELECT site, day, MIN(clicks) AS low FROM clicks_top_daily WHERE day >= ? GROUP BY site, day HAVING COUNT(*) >= ?
+                ) AS th ON th.site = d.site AND th.day = d.day
+                WHERE th.low IS NULL OR \(totalOf("d")) > th.low
                 ON CONFLICT (site, day, code, route) DO UPDATE SET clicks = excluded.clicks
-                """, bindings)
+                """, bindings + [.integer(Int64(firstDay)), .integer(Int64(topLinksPerDay))])
             start += chunk.count
         }
         try db.query(
