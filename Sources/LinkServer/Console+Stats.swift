@@ -55,7 +55,7 @@ extension Console {
         let routeNames: [String] = (siteEntry?.entries ?? []).compactMap { $0.route?.name }.filter { seenRoutes.insert($0).inserted }
         var context: [String: TemplateValue] = [
             "title": "Counts", "onStats": true, "site": .string(site), "link": .string(parameters["link"] ?? ""),
-            "scope": .string(scope),
+            "countsScope": .string(scope),
             "sites": .list(table.sites.map { ["name": .string($0.name), "selected": .bool($0.name == site)] }),
             "routeChoices": .list(routeNames.map { ["name": .string($0), "selected": .bool($0 == parameters["route"])] }),
             "ranges": .list(["7", "30", "90"].map { ["days": .string($0), "selected": .bool(!custom && $0 == range)] }),

@@ -20,7 +20,7 @@ extension ConsoleTemplates {
         <label for="until">to</label><input id="until" name="until" type="date" value="{{customUntil}}">
         <button type="submit">Show</button>
         </form>
-        <p class="totals">{{scope}}, {{since}} to {{until}} (UTC): <strong id="total">{{total}}</strong> clicks, {{humans}} by people, {{crawlers}} by crawlers.</p>
+        <p class="totals" id="totals">{{countsScope}}, {{since}} to {{until}} (UTC): <strong id="total">{{total}}</strong> clicks, {{humans}} by people, {{crawlers}} by crawlers.</p>
         <div class="table-wrap"><table id="funnel"><caption>Funnel: clicks → app opens → first opens</caption>
         <thead><tr><th scope="col">Step</th><th scope="col">Count</th><th scope="col">Of the clicks</th></tr></thead>
         <tbody>{{#funnel}}<tr><td data-label="Step">{{name}}</td><td data-label="Count" id="funnel-{{id}}">{{count}}</td><td data-label="Share">{{share}}</td></tr>{{/funnel}}</tbody></table></div>

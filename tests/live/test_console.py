@@ -211,6 +211,7 @@ def test_console_counts_are_the_numbers_of_linkwell_stats(config, start_server):
     assert page.status_code == 200 and '<option value="signup" selected>' in page.text
     assert int(re.search(r'id="days-total">(\d+)<', page.text).group(1)) == route["total"] >= 5
     assert len(re.findall(r'<td data-label="Day">', page.text)) == 1
+    assert re.search(rf'id="totals">Site fitconnect, route signup, {day} to {day} \(UTC\): <strong id="total">', page.text)
     text = cli(config, "stats", "--site", "fitconnect", "--since", day, "--until", day)
     split = r"\s+".join(str(report["days"][-1]["platform"][p]) for p in ("ios", "android", "desktop", "other"))
     assert re.search(rf'^{day}\s+{report["days"][-1]["clicks"]}\s+{split}$', text, re.M), text
