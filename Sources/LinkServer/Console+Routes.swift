@@ -5,6 +5,7 @@
 // and assetlinks.json bytes as the public listener serves them, with the matchers' and the config's
 // warnings; and the `linkwell doctor` commands for the checks that need the network.
 
+import Association
 import Foundation
 import LandingPages
 import LinkRouting
@@ -60,12 +61,49 @@ extension Console {
             "entries": .list(entries), "files": .list(files), "warnings": .list(warnings.map { ["text": .string($0)] }),
             "hasWarnings": .bool(!warnings.isEmpty), "url": .string(url),
             "doctor": .list([
-                "linkwell doctor --config \(runtime.configPath) --site \(site.name)",
-                "linkwell doctor --config \(runtime.configPath) --site \(site.name) --offline",
+                "linkwell doctor https://\(host) --config \(runtime.configPath) --site \(site.name)",
+                "linkwell doctor https://\(host) --config \(runtime.configPath) --site \(site.name) --offline",
             ].map { ["command": .string($0)] }),
+            "checks": .list(offlineChecks(site, snapshot: snapshot).map { c in
+                ["result": .string(c.result.rawValue), "label": .string(c.result.rawValue.uppercased()), "what": .string(c.what), "fix": c.fix.map(TemplateValue.string) ?? .null]
+            }),
         ]
         if !url.isEmpty { context["test"] = .object(test(url, snapshot: snapshot)) }
         return page(ConsoleTemplates.compiled.routes, visit, context, status: 200)
+    }
+
+    /// `linkwell doctor`'s checks that need no network, on what this server's public listener
+    /// serves for the site's canonical host: each file's status and Content-Type, its syntax,
+    /// size and apps (ServedFileChecks, the code doctor runs on what it fetches), and every
+    /// route's sample link claimed through the files.
+    func offlineChecks(_ site: Site, snapshot: Snapshot) -> [ServedFileCheck] {
+        let compiled = site.compiled
+        let host = compiled.canonicalHost
+        var checks: [ServedFileCheck] = []
+        var served: [ServedFileChecks.Kind: [UInt8]] = [:]
+        var files: [(path: String, kind: ServedFileChecks.Kind)] = []
+        if !compiled.iosApps.isEmpty { files.append(("/.well-known/apple-app-site-association", .aasa)) }
+        if !compiled.androidApps.isEmpty { files.append(("/.well-known/assetlinks.json", .assetlinks)) }
+        for file in files {
+            let result = Responder.respond(snapshot, RequestFacts(rawTarget: file.path, host: host, userAgent: file.kind == .aasa ? "AASA-Bot/1.0.0" : "Mozilla/5.0"))
+            let response = result.response
+            let body = response.body
+            guard response.status == 200 else {
+                checks.append(.init(.fail, "\(host): \(file.path) answers \(response.status) on this server; anything but 200 means no association",
+                                    fix: "check that '\(host)' is one of the site's domains and the site lists its apps (linkwell validate)"))
+                continue
+            }
+            checks.append(.init(.pass, "\(host): \(file.path) status 200 without redirect"))
+            let type = response.header("Content-Type") ?? ""
+            checks.append(type.hasPrefix("application/json")
+                ? .init(.pass, "\(host): \(file.path) Content-Type \(type)")
+                : .init(.fail, "\(host): \(file.path) Content-Type is '\(type)', not application/json", fix: "report this: Linkwell serves application/json"))
+            let content = ServedFileChecks.file(label: host, name: file.path, kind: file.kind, body: body, site: compiled)
+            checks += content.checks
+            if content.usable { served[file.kind] = body }
+        }
+        checks += ServedFileChecks.routes(label: host, host: host, site: compiled, table: snapshot.table, aasa: served[.aasa], assetLinks: served[.assetlinks])
+        return checks
     }
 
     /// What `linkwell check URL` says, as template values.

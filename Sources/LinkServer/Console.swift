@@ -71,9 +71,10 @@ final class Console: Sendable {
             // Signed in by the proxy: a session of its own, so the forms carry a CSRF secret.
             let now = Date()
             let session = ConsoleSession(tokenHash: "", name: sso.user, via: "sso", scope: sso.scope, csrf: ConsoleSessions.secret(), created: now, lastSeen: now)
-            let id = sessions.start(session)
-            (visit.session, visit.sessionID) = (session, id)
-            newCookie = Self.sessionCookie(Self.cookie, id, secure: visit.secure, maxAge: Int(ConsoleSessions.maximumAge))
+            if let id = startSession(session) {
+                (visit.session, visit.sessionID) = (session, id)
+                newCookie = Self.sessionCookie(Self.cookie, id, secure: visit.secure, maxAge: Int(ConsoleSessions.maximumAge))
+            }
         }
         if let session = visit.session { request.attach(AdminRequestNote(tokenName: session.name)) }
         let response = route(visit)
@@ -114,7 +115,7 @@ final class Console: Sendable {
         switch path {
         case "/console/console.css":
             return .dynamic(status: 200, headers: [("Content-Type", "text/css; charset=utf-8"), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")],
-                            body: Array(ConsoleTemplates.stylesheet.utf8))
+                            body: Array((ConsoleTemplates.stylesheet + ConsoleTemplates.countsStylesheet).utf8))
         case "/":
             guard visit.session != nil else { return signInPage(visit, problem: nil, status: 200) }
             return linksPage(visit, notice: nil)
@@ -157,7 +158,7 @@ final class Console: Sendable {
         }
         switch path {
         case "/console/sign-out":
-            sessions.end(id)
+            endSession(id)
             return redirect("/", cookies: [Self.expiredCookie(Self.cookie, secure: visit.secure)])
         case "/console/links/toggle", "/console/links/new", "/console/links/edit", "/console/import":
             guard session.scope.allows(.write) else {
@@ -193,8 +194,11 @@ final class Console: Sendable {
         switch LinkStore.check(token, against: tokens) {
         case let .valid(name, scope):
             let now = Date()
-            let id = sessions.start(ConsoleSession(
+            guard let id = startSession(ConsoleSession(
                 tokenHash: BearerToken.hash(token), name: name, via: "console", scope: scope, csrf: ConsoleSessions.secret(), created: now, lastSeen: now))
+            else {
+                return signInPage(visit, problem: "The session cannot be stored in the link database right now (the server's log says why: console_session_failed). Try again shortly.", status: 503)
+            }
             runtime.clicks?.recordTokenUse(name: name)
             runtime.log.event("console_sign_in", [("token", .string(name)), ("client", .string(visit.client))])
             visit.request.attach(AdminRequestNote(tokenName: name))
@@ -339,11 +343,11 @@ final class Console: Sendable {
     /// The session of a cookie value, when its token is still stored and not revoked (its scope
     /// as stored now); a session whose token is gone is ended.
     private func liveSession(_ id: String) -> ConsoleSession? {
-        guard var session = sessions.session(id) else { return nil }
+        guard var session = storedSession(id) else { return nil }
         if session.via == "sso" { return session }  // the proxy vouches for it on every request
         guard let tokens = storedTokens() else { return nil }
         guard let token = tokens.first(where: { BearerToken.constantTimeEqual(Array($0.hash.utf8), Array(session.tokenHash.utf8)) }), !token.revoked else {
-            sessions.end(tokenHash: session.tokenHash)
+            endSessions(tokenHash: session.tokenHash)
             return nil
         }
         session.scope = token.scope
@@ -357,8 +361,8 @@ final class Console: Sendable {
         return tokens ?? []
     }
 
-    /// Runs `body` with the link database (nothing when there is none yet).
-    func withStore(_ body: (LinkStore) throws(LinkStoreError) -> Void) -> Result<Void, LinkStoreError> {
+    /// Runs `body` with the link database (nothing when there is none yet, unless `creating`).
+    func withStore(creating: Bool = false, _ body: (LinkStore) throws(LinkStoreError) -> Void) -> Result<Void, LinkStoreError> {
         let location: StorageLocation
         do throws(LinkStoreError) {
             location = try StorageLocation.of(storage: runtime.snapshot.table.config.storage, configPath: runtime.configPath)
@@ -366,7 +370,7 @@ final class Console: Sendable {
             return .failure(error)
         }
         return SQLiteFileGate.withAccess(location) { () -> Result<Void, LinkStoreError> in
-            guard location.exists else { return .success(()) }
+            guard creating || location.exists else { return .success(()) }
             do throws(LinkStoreError) {
                 try body(try api.open(location))
                 return .success(())

@@ -1,7 +1,8 @@
-// The console's server-side sessions, sign-in rate limit and the secrets of its forms. A session
-// is a random id in an HttpOnly, SameSite=Strict cookie; the server keeps only the id's SHA-256
-// with the hash of the token that signed in, so sign-out ends it at once and a revoked token ends
-// it at the next request (every request checks the token against the stored ones again).
+// The console's sessions, sign-in rate limit and the secrets of its forms. A session is a random
+// id in an HttpOnly, SameSite=Strict cookie; the link database keeps only the id's SHA-256 with the
+// hash of the token that signed in (table console_sessions), so a session survives a restart and
+// is known to every instance on the same database, sign-out deletes it at once, revoking the token
+// deletes its sessions, and every request checks the token against the stored ones again.
 
 import Foundation
 import LinkStore
@@ -30,8 +31,9 @@ final class ConsoleSessions: Sendable {
     static let maximumFailures = 5
     static let failureWindow: TimeInterval = 60
 
-    private let sessions = Locked<[String: ConsoleSession]>([:])
     private let failures = Locked<[String: (start: Date, count: Int)]>([:])
+    /// A session's last use is written at most this often (a page view is not a database write).
+    static let touchSeconds: TimeInterval = 60
 
     /// A new random secret: 32 bytes, base64url.
     static func secret() -> String {
@@ -41,38 +43,33 @@ final class ConsoleSessions: Sendable {
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
-    /// Starts a session and returns its cookie value.
-    func start(_ session: ConsoleSession) -> String {
+    /// Stores a new session and returns its cookie value.
+    func start(_ session: ConsoleSession, in store: LinkStore) throws(LinkStoreError) -> String {
         let id = Self.secret()
-        sessions.withLock { all in
-            let now = Date()
-            all = all.filter { !Self.expired($0.value, now: now) }
-            all[BearerToken.hash(id)] = session
-        }
+        let now = Date()
+        try store.startConsoleSession(
+            ConsoleSessionRecord(idHash: BearerToken.hash(id), tokenHash: session.tokenHash, name: session.name, via: session.via,
+                                 scope: session.scope, csrf: session.csrf, createdAt: session.created, lastSeenAt: session.lastSeen),
+            idleBefore: now.addingTimeInterval(-Self.idleSeconds), startedBefore: now.addingTimeInterval(-Self.maximumAge))
         return id
     }
 
-    /// The live session of a cookie value (its last use updated), or nil.
-    func session(_ id: String) -> ConsoleSession? {
+    /// The live session of a cookie value (its last use recorded), or nil; an expired one is deleted.
+    func session(_ id: String, in store: LinkStore) throws(LinkStoreError) -> ConsoleSession? {
         let key = BearerToken.hash(id)
-        return sessions.withLock { all in
-            guard var s = all[key] else { return nil }
-            let now = Date()
-            if Self.expired(s, now: now) {
-                all[key] = nil
-                return nil
-            }
-            s.lastSeen = now
-            all[key] = s
-            return s
+        guard let r = try store.consoleSession(idHash: key) else { return nil }
+        var s = ConsoleSession(tokenHash: r.tokenHash, name: r.name, via: r.via, scope: r.scope, csrf: r.csrf, created: r.createdAt, lastSeen: r.lastSeenAt)
+        let now = Date()
+        if Self.expired(s, now: now) {
+            try store.endConsoleSession(idHash: key)
+            return nil
         }
+        if now.timeIntervalSince(s.lastSeen) >= Self.touchSeconds {
+            try store.touchConsoleSession(idHash: key, at: now)
+            s.lastSeen = now
+        }
+        return s
     }
-
-    /// Ends the session of a cookie value.
-    func end(_ id: String) { sessions.withLock { $0[BearerToken.hash(id)] = nil } }
-
-    /// Ends every session signed in with the token of this hash (the token is revoked or gone).
-    func end(tokenHash: String) { sessions.withLock { all in all = all.filter { $0.value.tokenHash != tokenHash } } }
 
     static func expired(_ s: ConsoleSession, now: Date) -> Bool {
         now.timeIntervalSince(s.lastSeen) > idleSeconds || now.timeIntervalSince(s.created) > maximumAge
@@ -101,5 +98,38 @@ final class ConsoleSessions: Sendable {
             }
             if all.count > 10_000 { all = all.filter { now.timeIntervalSince($0.value.start) <= Self.failureWindow } }
         }
+    }
+}
+
+extension Console {
+    /// Starts a session in the link database; nil (and a log line) when the database cannot store it.
+    func startSession(_ session: ConsoleSession) -> String? {
+        var id: String?
+        let stored = withStore(creating: true) { store throws(LinkStoreError) in id = try sessions.start(session, in: store) }
+        if case let .failure(error) = stored {
+            runtime.log.event("console_session_failed", [("message", .string(error.description))])
+            return nil
+        }
+        return id
+    }
+
+    /// The stored, unexpired session of a cookie value, or nil.
+    func storedSession(_ id: String) -> ConsoleSession? {
+        var session: ConsoleSession?
+        let read = withStore { store throws(LinkStoreError) in session = try sessions.session(id, in: store) }
+        if case let .failure(error) = read {
+            runtime.log.event("console_session_failed", [("message", .string(error.description))])
+        }
+        return session
+    }
+
+    /// Deletes the session of a cookie value (sign-out).
+    func endSession(_ id: String) {
+        _ = withStore { store throws(LinkStoreError) in try store.endConsoleSession(idHash: BearerToken.hash(id)) }
+    }
+
+    /// Deletes every session signed in with the token of this hash (the token is revoked or gone).
+    func endSessions(tokenHash: String) {
+        _ = withStore { store throws(LinkStoreError) in try store.endConsoleSessions(tokenHash: tokenHash) }
     }
 }

@@ -114,48 +114,6 @@ enum ConsoleTemplates {
         {{> end}}
         """
 
-    static let stats = """
-        {{> begin}}
-        <main>
-        <h1>Counts</h1>
-        {{> flash}}
-        <form class="filter" method="get" action="/console/stats">
-        <label for="site">Site</label>
-        <select id="site" name="site">{{#sites}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/sites}}</select>
-        <label for="range">Last</label>
-        <select id="range" name="range">{{#ranges}}<option value="{{days}}"{{#selected}} selected{{/selected}}>{{days}} days</option>{{/ranges}}</select>
-        <label for="since">or from</label><input id="since" name="since" type="date">
-        <label for="until">to</label><input id="until" name="until" type="date">
-        <label for="link">Link code</label><input id="link" name="link" type="text" value="{{link}}" size="10">
-        <button type="submit">Show</button>
-        </form>
-        <p class="totals">{{since}} to {{until}} (UTC): <strong id="total">{{total}}</strong> clicks, {{humans}} by people, {{crawlers}} by crawlers.</p>
-        <figure class="chart">{{{chart}}}
-        <figcaption>Clicks per day; the table below has the same numbers.</figcaption></figure>
-        <div class="table-wrap"><table id="days">
-        <caption>Clicks per day</caption>
-        <thead><tr><th scope="col">Day (UTC)</th><th scope="col">Clicks</th></tr></thead>
-        <tbody>{{#days}}<tr><td data-label="Day">{{day}}</td><td data-label="Clicks">{{clicks}}</td></tr>{{/days}}</tbody>
-        <tfoot><tr><th scope="row">Total</th><td id="days-total">{{total}}</td></tr></tfoot>
-        </table></div>
-        <div class="grid">
-        <div class="table-wrap"><table id="platforms"><caption>By platform</caption>
-        <thead><tr><th scope="col">Platform</th><th scope="col">Clicks</th></tr></thead>
-        <tbody>{{#platforms}}<tr><td data-label="Platform">{{name}}</td><td data-label="Clicks">{{clicks}}</td></tr>{{/platforms}}</tbody></table></div>
-        <div class="table-wrap"><table id="outcomes"><caption>By outcome</caption>
-        <thead><tr><th scope="col">Outcome</th><th scope="col">Clicks</th></tr></thead>
-        <tbody>{{#outcomes}}<tr><td data-label="Outcome">{{name}}</td><td data-label="Clicks">{{clicks}}</td></tr>{{/outcomes}}</tbody></table></div>
-        {{#hasLinks}}<div class="table-wrap"><table id="top-links"><caption>Top links</caption>
-        <thead><tr><th scope="col">Link (route)</th><th scope="col">Clicks</th></tr></thead>
-        <tbody>{{#links}}<tr><td data-label="Link">{{name}}</td><td data-label="Clicks">{{clicks}}</td></tr>{{/links}}</tbody></table></div>{{/hasLinks}}
-        {{#hasReferrers}}<div class="table-wrap"><table id="referrers"><caption>Top referrers</caption>
-        <thead><tr><th scope="col">Referrer</th><th scope="col">Clicks</th></tr></thead>
-        <tbody>{{#referrers}}<tr><td data-label="Referrer">{{name}}</td><td data-label="Clicks">{{clicks}}</td></tr>{{/referrers}}</tbody></table></div>{{/hasReferrers}}
-        </div>
-        </main>
-        {{> end}}
-        """
-
     static let routes = """
         {{> begin}}
         <main>
@@ -197,6 +155,9 @@ enum ConsoleTemplates {
         {{^hasWarnings}}<p id="warnings">No warnings (the same checks as <code>linkwell validate</code>).</p>{{/hasWarnings}}
         {{#files}}<h3><code>https://{{host}}{{path}}</code> ({{bytes}} bytes)</h3>
         <pre id="file-{{id}}" tabindex="0">{{text}}</pre>{{/files}}
+        <h3>Offline checks</h3>
+        <p>What <code>linkwell doctor --offline</code> checks in the files, run here on what this server serves (through a proxy, run the command below: it fetches them as Apple and Google do):</p>
+        <ul id="checks" class="checks">{{#checks}}<li class="{{result}}"><strong>{{label}}</strong> {{what}}{{#fix}} — fix: {{fix}}{{/fix}}</li>{{/checks}}</ul>
         <h3>Online checks</h3>
         <p>What Apple's CDN and Google's Digital Asset Links API see needs the network; run:</p>
         {{#doctor}}<pre tabindex="0"><code>{{command}}</code></pre>{{/doctor}}

@@ -146,7 +146,10 @@ extension LinkStore {
         try withDB { db throws(LinkStoreError) in
             try db.transaction { () throws(LinkStoreError) in
                 try db.query("UPDATE api_tokens SET revoked = 1 WHERE name = ?", [.text(name)])
-                return db.changes > 0
+                let found = db.changes > 0
+                // The console sessions it signed in end with it.
+                try db.query("DELETE FROM console_sessions WHERE token_hash IN (SELECT hash FROM api_tokens WHERE name = ?)", [.text(name)])
+                return found
             }
         }
     }

@@ -88,6 +88,9 @@ public struct ClickQuery: Sendable, Equatable {
     public var route: String?
     public var since: Int?
     public var until: Int?
+    /// Only the short links with most clicks, at most this many (read from each day's top
+    /// links); nil: every link and route, most clicks first.
+    public var linkLimit: Int?
 }
 
 /// The answer: totals by each dimension, the top referrer hosts, per day (and per month for the
@@ -116,10 +119,17 @@ public struct ClickReport: Sendable, Equatable, Codable {
     public var referrers: [Count] = []
     /// Days with clicks (`2026-12-01`), in order.
     public var days: [Count] = []
+    /// The clicks of each of ``days`` (same order) by platform, in `ClickPlatform` order.
+    public var dayPlatforms: [[Int]] = []
     /// Months (`2025-10`) whose days are past `storage.clicks.retentionDays`, in order.
     public var months: [Count] = []
+    /// The clicks of each of ``months`` (same order) by platform, in `ClickPlatform` order.
+    public var monthPlatforms: [[Int]] = []
     /// Per route (code "") and per short link, most clicks first.
     public var links: [LinkCount] = []
+    /// Per route of a site (route pages and the short links to them; code ""), most clicks first;
+    /// clicks that resolved to no route (not found, short links to web pages) are in none.
+    public var routes: [LinkCount] = []
     /// Times a link opened the app (first opens and re-opens, as the apps reported them).
     public var appOpens = 0
     /// App opens that were the first launch after an install.
@@ -201,6 +211,7 @@ extension LinkStore {
                     values.append(.text(r.referrer))
                     values.append(.integer(Int64(r.count)))
                 }
+                try LinkStore.addRollups(db, rows, referrers: referrers)
             }
         }
     }
@@ -261,31 +272,40 @@ extension LinkStore {
                     """, [.integer(Int64(cutoff))])
                 try db.query("DELETE FROM click_referrers_daily WHERE day < ?", [.integer(Int64(cutoff))])
                 try LinkStore.trimReferrers(db, table: "click_referrers_monthly", period: "month", from: 0, keep: referrersPerDay)
+                if try LinkStore.hasRollups(db) {
+                    try LinkStore.trimReferrers(
+                        db, table: "click_referrers_site_daily", period: "day", from: ClickDay.adding(-2, to: today), keep: referrersPerDay, keys: ["site", "route"])
+                    try LinkStore.foldRollups(db, cutoff: cutoff)
+                    try LinkStore.trimReferrers(db, table: "click_referrers_site_monthly", period: "month", from: 0, keep: referrersPerDay, keys: ["site", "route"])
+                }
             }
         }
     }
 
-    /// Folds every host past the `keep` most clicked of its (period, site, code, route) into `(other)`.
-    private static func trimReferrers(_ db: any DatabaseConnection, table: String, period: String, from: Int, keep: Int) throws(LinkStoreError) {
+    /// Folds every host past the `keep` most clicked of its (period, site, code, route) — or of
+    /// its (period, site, route) in the per-site tables — into `(other)`.
+    static func trimReferrers(_ db: any DatabaseConnection, table: String, period: String, from: Int, keep: Int,
+                              keys: [String] = ["site", "code", "route"]) throws(LinkStoreError) {
         let special = [ReferrerHost.none, ReferrerHost.other, ReferrerHost.address, ReferrerHost.invalid]
         let notSpecial = "referrer NOT IN (" + special.map { _ in "?" }.joined(separator: ", ") + ")"
+        let k = keys.joined(separator: ", ")
         let ranked = """
-            SELECT \(period), site, code, route, referrer, count, ROW_NUMBER() OVER (
-                PARTITION BY \(period), site, code, route ORDER BY count DESC, referrer) AS rank
+            SELECT \(period), \(k), referrer, count, ROW_NUMBER() OVER (
+                PARTITION BY \(period), \(k) ORDER BY count DESC, referrer) AS rank
             FROM \(table) WHERE \(period) >= ? AND \(notSpecial)
             """
         let bindings: [SQLValue] = [.integer(Int64(from))] + special.map { .text($0) } + [.integer(Int64(keep))]
         try db.query(
             """
-            INSERT INTO \(table) (site, code, route, \(period), referrer, count)
-            SELECT site, code, route, \(period), ?, SUM(count) FROM (\(ranked)) AS r WHERE rank > ?
-            GROUP BY site, code, route, \(period)
-            ON CONFLICT (site, code, route, \(period), referrer) DO UPDATE SET count = \(table).count + excluded.count
+            INSERT INTO \(table) (\(k), \(period), referrer, count)
+            SELECT \(k), \(period), ?, SUM(count) FROM (\(ranked)) AS r WHERE rank > ?
+            GROUP BY \(k), \(period)
+            ON CONFLICT (\(k), \(period), referrer) DO UPDATE SET count = \(table).count + excluded.count
             """, [.text(ReferrerHost.other)] + bindings)
         try db.query(
             """
-            DELETE FROM \(table) WHERE (site, code, route, \(period), referrer) IN (
-                SELECT site, code, route, \(period), referrer FROM (\(ranked)) AS r WHERE rank > ?)
+            DELETE FROM \(table) WHERE (\(k), \(period), referrer) IN (
+                SELECT \(k), \(period), referrer FROM (\(ranked)) AS r WHERE rank > ?)
             """, bindings)
     }
 
@@ -295,7 +315,13 @@ extension LinkStore {
             var report = ClickReport()
             var referrers: [String: Int] = [:]
             var links: [String: ClickReport.LinkCount] = [:]
-            for (table, period, refTable) in [("clicks_daily", "day", "click_referrers_daily"), ("clicks_monthly", "month", "click_referrers_monthly")] {
+            // Without a link filter the per-site tables hold the same sums in far fewer rows.
+            let perSite = query.code == nil ? try LinkStore.hasRollups(db) : false
+            let tables = perSite
+                ? [("clicks_site_daily", "day", "click_referrers_site_daily"), ("clicks_site_monthly", "month", "click_referrers_site_monthly")]
+                : [("clicks_daily", "day", "click_referrers_daily"), ("clicks_monthly", "month", "click_referrers_monthly")]
+            var routes: [String: ClickReport.LinkCount] = [:]
+            for ((table, period, refTable), linkTable) in zip(tables, ["clicks_daily", "clicks_monthly"]) {
                 let monthly = period == "month"
                 let (whereClause, bindings) = LinkStore.whereClause(query, period: period)
                 let counts = ClickCountRow.countColumns
@@ -312,16 +338,34 @@ extension LinkStore {
                     report.crawlers += n[platforms + outcomes + 1]
                     report.humans += total - n[platforms + outcomes + 1]
                 }
-                let total = ClickPlatform.allCases.map { "p_\($0.name)" }.joined(separator: " + ")
-                try db.query("SELECT \(period), SUM(\(total)) FROM \(table) \(whereClause) GROUP BY \(period) ORDER BY \(period)", bindings) { r in
+                let platformColumns = ClickPlatform.allCases.map { "p_\($0.name)" }
+                let total = platformColumns.joined(separator: " + ")
+                try db.query(
+                    "SELECT \(period), \(platformColumns.map { "SUM(\($0))" }.joined(separator: ", ")) FROM \(table) \(whereClause) GROUP BY \(period) ORDER BY \(period)",
+                    bindings
+                ) { r in
                     let p = Int(r.integer(0) ?? 0)
-                    let entry = ClickReport.Count(name: monthly ? ClickDay.monthText(p) : ClickDay.text(p), clicks: Int(r.integer(1) ?? 0))
-                    if monthly { report.months.append(entry) } else { report.days.append(entry) }
+                    let split = platformColumns.indices.map { Int(r.integer(Int32($0 + 1)) ?? 0) }
+                    let entry = ClickReport.Count(name: monthly ? ClickDay.monthText(p) : ClickDay.text(p), clicks: split.reduce(0, +))
+                    if monthly {
+                        report.months.append(entry)
+                        report.monthPlatforms.append(split)
+                    } else {
+                        report.days.append(entry)
+                        report.dayPlatforms.append(split)
+                    }
                 }
-                try db.query("SELECT site, code, route, SUM(\(total)) FROM \(table) \(whereClause) GROUP BY site, code, route", bindings) { r in
-                    let key = [r.text(0) ?? "", r.text(1) ?? "", r.text(2) ?? ""].joined(separator: "\u{0}")
-                    links[key, default: ClickReport.LinkCount(site: r.text(0) ?? "", code: r.text(1) ?? "", route: r.text(2) ?? "", clicks: 0)].clicks +=
-                        Int(r.integer(3) ?? 0)
+                if query.linkLimit == nil || !perSite {
+                    try db.query("SELECT site, code, route, SUM(\(total)) FROM \(linkTable) \(whereClause) GROUP BY site, code, route", bindings) { r in
+                        let key = [r.text(0) ?? "", r.text(1) ?? "", r.text(2) ?? ""].joined(separator: "\u{0}")
+                        links[key, default: ClickReport.LinkCount(site: r.text(0) ?? "", code: r.text(1) ?? "", route: r.text(2) ?? "", clicks: 0)].clicks +=
+                            Int(r.integer(3) ?? 0)
+                    }
+                }
+                try db.query("SELECT site, route, SUM(\(total)) FROM \(table) \(whereClause) GROUP BY site, route", bindings) { r in
+                    guard let route = r.text(1), !route.isEmpty else { return }
+                    let site = r.text(0) ?? ""
+                    routes[site + "\u{0}" + route, default: ClickReport.LinkCount(site: site, code: "", route: route, clicks: 0)].clicks += Int(r.integer(2) ?? 0)
                 }
                 // Clicks without a referrer are the clicks in no referrer row (the flush writes no
                 // row for them; rows for "" written by older versions or by callers still count).
@@ -338,7 +382,12 @@ extension LinkStore {
             report.firstOpens = opens.firstOpens
             report.referrers = referrers.map { ClickReport.Count(name: $0.key, clicks: $0.value) }
                 .sorted { ($0.clicks, $1.name) > ($1.clicks, $0.name) }
-            report.links = links.values.sorted { ($0.clicks, $1.site, $1.code, $1.route) > ($1.clicks, $0.site, $0.code, $0.route) }
+            if let limit = query.linkLimit, perSite {
+                report.links = try LinkStore.topLinks(db, query, limit: limit)
+            } else {
+                report.links = links.values.sorted { ($0.clicks, $1.site, $1.code, $1.route) > ($1.clicks, $0.site, $0.code, $0.route) }
+            }
+            report.routes = routes.values.sorted { ($0.clicks, $1.site, $1.route) > ($1.clicks, $0.site, $0.route) }
             return report
         }
     }
@@ -404,9 +453,16 @@ extension ClickReport {
         public struct Day: Encodable, Sendable {
             var day: String
             var clicks: Int
+            /// The day's clicks by platform (every platform, zeros included).
+            var platform: [String: Int]
         }
         public struct Month: Encodable, Sendable {
             var month: String
+            var clicks: Int
+            var platform: [String: Int]
+        }
+        public struct Route: Encodable, Sendable {
+            var site, route: String
             var clicks: Int
         }
         public struct Link: Encodable, Sendable {
@@ -426,7 +482,14 @@ extension ClickReport {
         var days: [Day]
         var months: [Month]
         var links: [Link]
+        var routes: [Route]
         var funnel: Funnel
+    }
+
+    /// Row `i` of a per-platform split by platform name (zeros when the split is missing).
+    static func byPlatform(_ split: [[Int]], _ i: Int) -> [String: Int] {
+        let row = i < split.count ? split[i] : []
+        return Dictionary(uniqueKeysWithValues: ClickPlatform.allCases.map { ($0.name, $0.rawValue < row.count ? row[$0.rawValue] : 0) })
     }
 
     /// This report as `linkwell stats --json` prints it, for `query`.
@@ -440,9 +503,10 @@ extension ClickReport {
             crawler: .init(yes: crawlers, no: humans),
             platform: named(platforms), outcome: named(outcomes),
             referrers: referrers.map { .init(host: $0.name, clicks: $0.clicks) },
-            days: days.map { .init(day: $0.name, clicks: $0.clicks) },
-            months: months.map { .init(month: $0.name, clicks: $0.clicks) },
+            days: days.indices.map { .init(day: days[$0].name, clicks: days[$0].clicks, platform: Self.byPlatform(dayPlatforms, $0)) },
+            months: months.indices.map { .init(month: months[$0].name, clicks: months[$0].clicks, platform: Self.byPlatform(monthPlatforms, $0)) },
             links: links.map { .init(site: $0.site, code: $0.code, route: $0.route, clicks: $0.clicks) },
+            routes: routes.map { .init(site: $0.site, route: $0.route, clicks: $0.clicks) },
             funnel: .init(clicks: total, appOpens: appOpens, firstOpens: firstOpens, reopens: appOpens - firstOpens))
     }
 }

@@ -84,6 +84,8 @@ public final class LinkStore: Sendable {
         LinkStore.appOpenMigration,
         // Token scopes and the audit log (AuditLog.swift).
         LinkStore.auditMigration,
+        // The console's sessions (ConsoleSessionStore.swift).
+        LinkStore.consoleSessionMigration,
     ]
 
     /// The schema version this build writes.

@@ -104,8 +104,12 @@ enum StatsCommand: LinkwellCommand {
         section("CRAWLER", [("yes", r.crawlers), ("no", r.humans)], pct)
         section("REFERRER", r.referrers.prefix(10).map { ($0.name.isEmpty ? "(none)" : $0.name, $0.clicks) }, pct)
         if r.referrers.count > 10 { Output.out("  … \(r.referrers.count - 10) more (--json lists them)") }
-        if !r.months.isEmpty { section("MONTH", r.months.map { ($0.name, $0.clicks) }, pct) }
-        section("DAY", r.days.map { ($0.name, $0.clicks) }, pct)
+        if !r.months.isEmpty { split("MONTH", r.months, r.monthPlatforms) }
+        split("DAY", r.days, r.dayPlatforms)
+        if query.code == nil, query.route == nil, !r.routes.isEmpty {
+            section("ROUTE", r.routes.prefix(10).map { ("\($0.site) \($0.route)", $0.clicks) }, pct)
+            if r.routes.count > 10 { Output.out("  … \(r.routes.count - 10) more (--json lists them)") }
+        }
         if query.code == nil {
             section("LINK / ROUTE", r.links.prefix(10).map { l in
                 let what = l.code.isEmpty ? (l.route.isEmpty ? "not found" : "route \(l.route)") : "/\(l.code)" + (l.route.isEmpty ? "" : " → \(l.route)")
@@ -125,6 +129,19 @@ enum StatsCommand: LinkwellCommand {
         for (name, n, note) in rows {
             let number = String(n)
             Output.out(name.padding(toLength: 11, withPad: " ", startingAt: 0) + String(repeating: " ", count: max(0, 10 - number.count)) + number + note)
+        }
+    }
+
+    /// Clicks per day (or month) and their split by platform, one column per platform.
+    static func split(_ title: String, _ periods: [ClickReport.Count], _ platforms: [[Int]]) {
+        let names = ClickPlatform.allCases.map(\.name)
+        let width = max(title.count, periods.map(\.name.count).max() ?? 0) + 2
+        func cell(_ text: String, _ w: Int) -> String { String(repeating: " ", count: max(0, w - text.count)) + text }
+        Output.out("")
+        Output.out(title.padding(toLength: width, withPad: " ", startingAt: 0) + cell("CLICKS", 8) + names.map { cell($0.uppercased(), 9) }.joined())
+        for (i, p) in periods.enumerated() {
+            let row = i < platforms.count ? platforms[i] : Array(repeating: 0, count: names.count)
+            Output.out(p.name.padding(toLength: width, withPad: " ", startingAt: 0) + cell(String(p.clicks), 8) + row.map { cell(String($0), 9) }.joined())
         }
     }
 

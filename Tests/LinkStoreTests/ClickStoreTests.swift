@@ -81,6 +81,63 @@ import Testing
         #expect(r.days == [ClickReport.Count(name: "2026-12-01", clicks: 9)])
     }
 
+    /// Each day (and each folded month) split by platform, and the top routes summed over the
+    /// route's own page and its short links; clicks that resolved to no route are in no route.
+    @Test func daysAreSplitByPlatformAndRoutesAreSummed() throws {
+        let dir = try TempDir()
+        let store = try LinkStore(path: dir.path("p.db"))
+        try store.addClicks([
+            Self.row(20261201, 3), Self.row(20261201, 2, p: .android), Self.row(20261202, 1, p: .desktop),
+            Self.row(20261202, 4, code: "", route: "signup", p: .other), Self.row(20261202, 5, code: "w", route: "workout"),
+            Self.row(20261202, 7, code: "", route: "", o: .notFound),
+        ], referrers: [])
+        let r = try store.clickReport(ClickQuery())
+        #expect(r.days.map(\.name) == ["2026-12-01", "2026-12-02"])
+        #expect(r.dayPlatforms == [[3, 2, 0, 0], [12, 0, 1, 4]])
+        #expect(r.routes.map { "\($0.route) \($0.clicks)" } == ["signup 10", "workout 5"])
+        let document = r.document(query: ClickQuery())
+        let json = String(decoding: try JSONEncoder().encode(document), as: UTF8.self)
+        #expect(json.contains(#""platform":{"#))
+        try store.maintainClicks(today: 20270301, retentionDays: 30, referrersPerDay: 10)
+        let folded = try store.clickReport(ClickQuery(route: "signup"))
+        #expect(folded.months.map(\.name) == ["2026-12"])
+        #expect(folded.monthPlatforms == [[3, 2, 1, 4]])
+    }
+
+    /// Without a link filter the report reads the per-site tables: the same numbers as the
+    /// per-link rows; the top links (`linkLimit`) are the first of the full list, with exact counts.
+    @Test func perSiteTablesAgreeWithThePerLinkRows() throws {
+        let dir = try TempDir()
+        let store = try LinkStore(path: dir.path("r.db"))
+        var rows: [ClickCountRow] = []
+        var refs: [ReferrerCountRow] = []
+        for i in 0..<150 {
+            for day in [20261201, 20261202, 20261203] where (i + day) % 2 == 0 || i < 5 {
+                rows.append(Self.row(day, 1 + (i * 7 + day) % 13, code: "l\(i)", route: i % 3 == 0 ? "workout" : "signup", p: ClickPlatform(rawValue: i % 4)!))
+                refs.append(Self.ref(day, code: "l\(i)", route: i % 3 == 0 ? "workout" : "signup", "h\(i % 5).example", 1))
+            }
+        }
+        // Two flushes: the second adds to rows the first wrote (and re-ranks the days' top links).
+        try store.addClicks(Array(rows.prefix(200)), referrers: Array(refs.prefix(200)))
+        try store.addClicks(Array(rows.dropFirst(200)), referrers: Array(refs.dropFirst(200)))
+        let site = try store.clickReport(ClickQuery(site: "fitconnect"))
+        var perLink = ClickReport()
+        for l in site.links { perLink.total += l.clicks }
+        #expect(site.total == rows.map(\.total).reduce(0, +) && perLink.total == site.total)
+        #expect(site.routes.map(\.clicks).reduce(0, +) == site.total)
+        var top = ClickQuery(site: "fitconnect", since: 20261202)
+        let full = try store.clickReport(top).links
+        top.linkLimit = 5
+        let limited = try store.clickReport(top)
+        #expect(limited.links == Array(full.prefix(5)))
+        #expect(limited.total == full.map(\.clicks).reduce(0, +))
+        // Folding and trimming keep the per-site numbers equal to the per-link ones.
+        try store.maintainClicks(today: 20270301, retentionDays: 30, referrersPerDay: 3)
+        let folded = try store.clickReport(ClickQuery(site: "fitconnect"))
+        #expect(folded.total == site.total && folded.months.map(\.clicks) == [site.total])
+        #expect(folded.referrers.map(\.clicks).reduce(0, +) == site.referrers.map(\.clicks).reduce(0, +))
+    }
+
     /// The flush writes no row for clicks without a referrer: the report counts them as "" —
     /// per filter, in days and in months — next to "" rows an older version wrote.
     @Test func clicksWithoutAReferrerRowCountAsNoReferrer() throws {

@@ -176,10 +176,26 @@ def test_console_counts_are_the_numbers_of_linkwell_stats(config, start_server):
     browser, _ = sign_in(server, writer)
     page = browser.get(server.admin_url("/console/stats?site=fitconnect&range=7"))
     assert page.status_code == 200 and '<svg class="chart"' in page.text and "<title id=\"chart-title\">Clicks per day" in page.text
-    days = dict(re.findall(r'<tr><td data-label="Day">([0-9-]+)</td><td data-label="Clicks">(\d+)</td></tr>', page.text))
+    # The chart's table alternative: every day of the range, its clicks split by platform, the
+    # same as stats --json's days (which list only days with clicks).
+    days = {d: [int(n) for n in rest] for d, *rest in re.findall(
+        r'<tr><td data-label="Day">([0-9-]+)</td><td data-label="Clicks">(\d+)</td><td data-label="iOS">(\d+)</td>'
+        r'<td data-label="Android">(\d+)</td><td data-label="Desktop">(\d+)</td><td data-label="Other">(\d+)</td></tr>', page.text)}
     assert len(days) == 7
-    assert {d: int(c) for d, c in days.items() if int(c)} == {d["day"]: d["clicks"] for d in report["days"]}
+    assert {d: c for d, c in days.items() if c[0]} == {
+        d["day"]: [d["clicks"]] + [d["platform"][p] for p in ("ios", "android", "desktop", "other")] for d in report["days"]}
+    today = [d for d in report["days"]][-1]
+    assert today["platform"]["ios"] >= 3 and today["platform"]["android"] == 2
     assert int(re.search(r'id="days-total">(\d+)<', page.text).group(1)) == report["total"]
+    assert int(re.search(r'id="days-android">(\d+)<', page.text).group(1)) == report["platform"]["android"]
+    # The chart stacks each day's platforms: one rect per platform with clicks, tallest day highest.
+    assert page.text.count('class="bar p-android"') == sum(1 for d in report["days"] if d["platform"]["android"])
+    # The funnel and the top routes, as stats --json counts them.
+    assert int(re.search(r'id="funnel-clicks">(\d+)<', page.text).group(1)) == report["funnel"]["clicks"]
+    assert int(re.search(r'id="funnel-app-opens">(\d+)<', page.text).group(1)) == report["funnel"]["appOpens"]
+    assert int(re.search(r'id="funnel-first-opens">(\d+)<', page.text).group(1)) == report["funnel"]["firstOpens"]
+    top_routes = dict(re.findall(r'<td data-label="Route">([^<]+)</td><td data-label="Clicks">(\d+)</td>', page.text))
+    assert {k: int(v) for k, v in top_routes.items()} == {r["route"]: r["clicks"] for r in report["routes"]} and "signup" in top_routes
     platforms = dict(re.findall(r'<td data-label="Platform">([^<]+)</td><td data-label="Clicks">(\d+)</td>', page.text))
     assert {k: int(v) for k, v in platforms.items()} == report["platform"]
     outcomes = dict(re.findall(r'<td data-label="Outcome">([^<]+)</td><td data-label="Clicks">(\d+)</td>', page.text))
@@ -188,6 +204,17 @@ def test_console_counts_are_the_numbers_of_linkwell_stats(config, start_server):
     page = browser.get(server.admin_url("/console/stats?site=fitconnect&range=30&link=spring"))
     one = json.loads(cli(config, "stats", "--json", "--site", "fitconnect", "--link", "spring"))
     assert int(re.search(r'id="days-total">(\d+)<', page.text).group(1)) == one["total"] == 5
+    # One route over a custom range: the same as stats --route --since --until.
+    day = report["days"][-1]["day"]
+    page = browser.get(server.admin_url(f"/console/stats?site=fitconnect&route=signup&since={day}&until={day}"))
+    route = json.loads(cli(config, "stats", "--json", "--site", "fitconnect", "--route", "signup", "--since", day, "--until", day))
+    assert page.status_code == 200 and '<option value="signup" selected>' in page.text
+    assert int(re.search(r'id="days-total">(\d+)<', page.text).group(1)) == route["total"] >= 5
+    assert len(re.findall(r'<td data-label="Day">', page.text)) == 1
+    assert re.search(rf'id="totals">Site fitconnect, route signup, {day} to {day} \(UTC\): <strong id="total">', page.text)
+    text = cli(config, "stats", "--site", "fitconnect", "--since", day, "--until", day)
+    split = r"\s+".join(str(report["days"][-1]["platform"][p]) for p in ("ios", "android", "desktop", "other"))
+    assert re.search(rf'^{day}\s+{report["days"][-1]["clicks"]}\s+{split}$', text, re.M), text
 
 
 def test_console_imports_the_takeout_sample_with_its_report(tmp_path, start_server):
@@ -292,4 +319,103 @@ def test_console_routes_page_answers_as_linkwell_check(config, start_server):
         shown = html.unescape(re.search(rf'<pre id="file-{name}" tabindex="0">(.*?)</pre>', page.text, re.S).group(1))
         served = requests.get(server.url(path), headers={"Host": "fitconnect.app"})
         assert served.status_code == 200 and shown.encode() == served.content
-    assert "linkwell doctor --config" in page.text
+    # The offline doctor checks on what this server serves, and the exact commands for the rest.
+    checks = [html.unescape(re.sub(r"<[^>]+>", "", li)) for li in re.findall(r'<li class="(?:pass|warn|fail)">(.*?)</li>', page.text)]
+    assert checks and all(c.startswith("PASS ") for c in checks), checks
+    for app in check_apps(config):
+        assert any(app in c and ("lists" in c or "verifies" in c) for c in checks), (app, checks)
+    routes = set(re.findall(r'<td data-label="Route">([^<(]+)</td><td data-label="Path">', page.text))
+    claimed = {re.search(r"route '([^']+)' https://fitconnect\.app/\S* opens", c).group(1) for c in checks if " opens " in c}
+    assert routes and claimed == routes, (routes, claimed)
+    assert f"linkwell doctor https://fitconnect.app --config {config} --site fitconnect --offline" in html.unescape(page.text)
+
+
+def check_apps(config):
+    import json5
+    cfg = json5.loads(config.read_text())
+    site = cfg["sites"][0]
+    return [f'{a["teamID"]}.{a["bundleID"]}' for a in site["ios"]] + [a["package"] for a in site["android"]]
+
+
+def test_console_sessions_are_stored_hashed_survive_a_restart_and_are_shared(config, start_server):
+    """Sessions live in the link database: the cookie works on a second instance on the same
+    database and after a restart; the table holds the id's SHA-256, never the id; revoking the
+    token with the CLI deletes its sessions at once; sign-out deletes the row."""
+    import hashlib
+    import sqlite3
+    writer = cli(config, "tokens", "create", "--name", "marketing", "--scope", "write")
+    reader = cli(config, "tokens", "create", "--name", "dash", "--scope", "read")
+    first = start_server(config)
+    second = start_server(config)  # another instance on the same database
+    browser, r = sign_in(first, writer)
+    assert r.status_code == 303
+    cookie = browser.cookies["lw_session"]
+    db = sqlite3.connect(config.parent / "linkwell.db")
+    rows = db.execute("SELECT id_hash, name, scope FROM console_sessions").fetchall()
+    assert rows == [(hashlib.sha256(cookie.encode()).hexdigest(), "marketing", "write")]
+    assert not any(cookie in str(v) for row in db.execute("SELECT * FROM console_sessions") for v in row)
+
+    def signed_in(server, jar):
+        page = requests.get(server.admin_url("/"), cookies=jar, allow_redirects=False)
+        return page.status_code == 200 and 'name="token"' not in page.text and "marketing" in page.text
+
+    assert signed_in(second, {"lw_session": cookie})
+    # A write through the second instance with the form secret the first one issued.
+    page = requests.get(second.admin_url("/console/links/new"), cookies={"lw_session": cookie})
+    assert page.status_code == 200 and csrf_of(page.text)
+    first.stop()
+    restarted = start_server(config)
+    assert signed_in(restarted, {"lw_session": cookie})
+
+    # Revocation with the CLI (no server involved) ends the session at once, on every instance.
+    cli(config, "tokens", "revoke", "marketing")
+    assert db.execute("SELECT COUNT(*) FROM console_sessions WHERE name = 'marketing'").fetchone()[0] == 0
+    for server in (second, restarted):
+        assert 'name="token"' in requests.get(server.admin_url("/"), cookies={"lw_session": cookie}).text
+
+    # Sign-out deletes the row; the cookie is dead on the other instance too.
+    other, _ = sign_in(second, reader)
+    dead = other.cookies["lw_session"]
+    assert db.execute("SELECT COUNT(*) FROM console_sessions").fetchone()[0] == 1
+    page = other.get(second.admin_url("/"))
+    r = other.post(second.admin_url("/console/sign-out"), data={"csrf": csrf_of(page.text)},
+                   headers={"Origin": f"http://{second.admin}"}, allow_redirects=False)
+    assert r.status_code == 303
+    assert db.execute("SELECT COUNT(*) FROM console_sessions").fetchone()[0] == 0
+    assert 'name="token"' in requests.get(restarted.admin_url("/"), cookies={"lw_session": dead}).text
+
+
+def test_console_counts_and_sessions_on_postgresql(tmp_path, start_server):
+    """Migration 11 on PostgreSQL: two instances share a console session; counts flushed by both
+    are in the per-site tables, and the counts page equals `linkwell stats`."""
+    import json
+    import signal
+    from pgserver import PostgresServer
+    from test_postgres import make_config
+    pg = PostgresServer()
+    try:
+        pg.psql(f"CREATE DATABASE lw_console OWNER {pg.USER}")
+        config = make_config(tmp_path, pg, "lw_console")
+        writer = cli(config, "tokens", "create", "--name", "growth", "--scope", "write")
+        one, two = start_server(config), start_server(config)
+        assert api(one, "POST", "/api/v1/links", token=writer, body={"code": "spring", "target": "https://fitconnect.app/signup?referralCode=S"})[0] == 201
+        android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36"
+        for server, agent, n in ((one, android, 2), (two, "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)", 3)):
+            for i in range(n):  # a short link (its day's top links) and a route page
+                path = "/spring" if i % 2 == 0 else "/signup?referralCode=X"
+                requests.get(server.url(path), headers={"Host": "fitconnect.app", "User-Agent": agent}, allow_redirects=False)
+            server.signal(signal.SIGHUP)
+            server.wait_for(lambda e: e.get("event") == "reloaded")
+            assert not [e for e in server.events() if e.get("event", "").startswith("clicks_")], server.events()
+        browser, r = sign_in(one, writer)
+        assert r.status_code == 303
+        page = browser.get(two.admin_url("/console/stats?site=fitconnect&range=7"))  # the session from one, on two
+        assert page.status_code == 200 and 'name="token"' not in page.text
+        report = json.loads(cli(config, "stats", "--json", "--site", "fitconnect"))
+        assert report["total"] == 5 and report["platform"]["android"] == 2 and report["routes"] == [{"site": "fitconnect", "route": "signup", "clicks": 5}]
+        assert int(re.search(r'id="days-total">(\d+)<', page.text).group(1)) == 5
+        assert int(re.search(r'id="days-ios">(\d+)<', page.text).group(1)) == 3
+        # The top links read from each day's top list: spring, with its exact count.
+        assert re.search(r'<td data-label="Link">spring \(signup\)</td><td data-label="Clicks">3</td>', page.text), page.text
+    finally:
+        pg.close()

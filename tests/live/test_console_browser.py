@@ -1,30 +1,59 @@
-"""The console in headless Chromium, one browser session: sign in through the form, the links
-page, disable a link with its button (the public listener then answers 404), the audit log, sign
-out; axe-core finds no critical or serious violation on any page at 1280 px and at 375 px, and no
-page is wider than the phone. LINKWELL_UPDATE_SCREENSHOTS=1 writes the screenshots into
-docs/screenshots/. (The same tasks without any JavaScript engine: tests/live/test_console.py; the
-pages carry no script and their CSP allows none.)"""
+"""The console in headless Chromium, one browser session through the whole journey: sign in with
+a write token; create a link (a code that shadows a route refused, the reason next to the field);
+edit its title and see the preview change; its QR PNG decoded by zbarimg; known clicks sent to the
+public listener from an iPhone, an Android phone and a desktop, then the same totals in the counts
+chart's table alternative and in `linkwell stats`; the Takeout sample imported with its report;
+the link disabled (the public listener then answers 404); the audit log; sign out and the session
+dead. axe-core finds no critical or serious violation on any page at 1280 px and at 375 px, and
+no page is wider than the phone. A second Chromium with JavaScript disabled does the core tasks
+(sign in, import, counts, sign out). LINKWELL_UPDATE_SCREENSHOTS=1 writes the screenshots into
+docs/screenshots/."""
+import json
 import os
+import re
+import shutil
+import signal
 
 import pytest
 import requests
 
-from conftest import ROOT
-from test_console import config  # noqa: F401 (the fixture)
+from conftest import BINARY, ROOT
 from test_api import api, cli
+
+FDL = ROOT / "tests" / "live" / "fdl"
+IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)"
+ANDROID = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36"
+DESKTOP = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+
+
+@pytest.fixture
+def config(tmp_path):
+    """The FitConnect example plus the former FDL domain of the Takeout sample, as a second site."""
+    import json5
+    cfg = json5.loads((ROOT / "config" / "examples" / "fitconnect.json5").read_text())
+    cfg["sites"] += json5.loads((FDL / "links.json5").read_text())["sites"]
+    path = tmp_path / "linkwell.json5"
+    path.write_text(json.dumps(cfg))
+    return path
 
 WIDTHS = {"desktop": (1280, 860, False), "phone": (375, 780, True)}
 
 
-@pytest.fixture
-def driver():
+def chromium(javascript=True):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars"):
         options.add_argument(arg)
-    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+@pytest.fixture
+def driver():
+    d = chromium()
     yield d
     d.quit()
 
@@ -79,7 +108,7 @@ def test_console_in_chromium_is_accessible_at_both_widths(config, start_server, 
     server = start_server(config)
     for code, title in (("spring", "Spring offer"), ("summer", "Summer challenge"), ("coach", "Meet your coach")):
         assert api(server, "POST", "/api/v1/links", token=writer, body={
-            "code": code, "target": f"https://fitconnect.app/signup?referralCode={code.upper()}", "previewTitle": title})[0] == 201
+            "site": "fitconnect", "code": code, "target": f"https://fitconnect.app/signup?referralCode={code.upper()}", "previewTitle": title})[0] == 201
     iphone = {"Host": "fitconnect.app", "User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)"}
     assert requests.get(server.url("/spring"), headers=iphone, allow_redirects=False).status_code == 200
 
@@ -100,10 +129,12 @@ def test_console_in_chromium_is_accessible_at_both_widths(config, start_server, 
         check(driver, look, "links", tmp_path)
         if look == "desktop":
             create_edit_and_qr(driver, server, tmp_path)
+            clicks_and_counts(driver, server, config)
+            import_takeout(driver, server, config, tmp_path)
             driver.get(server.admin_url("/"))
-            submit(driver, "button[aria-label='Disable spring']")
-            assert driver.find_element(By.CSS_SELECTOR, ".notice").text == "Link spring disabled."
-            assert requests.get(server.url("/spring"), headers=iphone, allow_redirects=False).status_code == 404
+            submit(driver, "button[aria-label='Disable autumn']")
+            assert driver.find_element(By.CSS_SELECTOR, ".notice").text == "Link autumn disabled."
+            assert requests.get(server.url("/autumn"), headers=iphone, allow_redirects=False).status_code == 404
         driver.find_element(By.LINK_TEXT, "Counts").click()
         assert driver.find_element(By.ID, "days").is_displayed()
         check(driver, look, "stats", tmp_path)
@@ -119,7 +150,7 @@ def test_console_in_chromium_is_accessible_at_both_widths(config, start_server, 
             assert not driver.find_elements(By.LINK_TEXT, "Audit log")
         else:
             driver.find_element(By.LINK_TEXT, "Audit log").click()
-            assert "marketing" in driver.page_source and "link.update" in driver.page_source
+            assert "marketing" in driver.page_source and "link.update" in driver.page_source and "links.import" in driver.page_source
             check(driver, look, "audit", tmp_path)
         submit(driver, "form.who button")
         assert driver.find_elements(By.ID, "token")
@@ -162,3 +193,95 @@ def create_edit_and_qr(driver, server, tmp_path):
     iphone = {"Host": "fitconnect.app", "User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)"}
     page = requests.get(server.url("/autumn"), headers=iphone, allow_redirects=False)
     assert page.status_code == 200 and '<meta property="og:title" content="Autumn offer, 30 % off">' in page.text
+
+
+def counts_table(driver):
+    """The chart's table alternative: the total and each platform's total (its footer)."""
+    from selenium.webdriver.common.by import By
+    cell = lambda name: int(driver.find_element(By.ID, f"days-{name}").text)
+    return {"total": cell("total"), **{p: cell(p) for p in ("ios", "android", "desktop", "other")}}
+
+
+def flush(server):
+    server.signal(signal.SIGHUP)  # writes the counted clicks now
+    server.wait_for(lambda e: e.get("event") == "reloaded")
+
+
+def clicks_and_counts(driver, server, config):
+    """Known clicks on the new link from three kinds of device; the counts page, filtered to the
+    link through its form, shows them per platform, and `linkwell stats` says the same."""
+    from selenium.webdriver.common.by import By
+    sent = {IPHONE: 3, ANDROID: 2, DESKTOP: 1}
+    for agent, n in sent.items():
+        for _ in range(n):
+            assert requests.get(server.url("/autumn"), headers={"Host": "fitconnect.app", "User-Agent": agent}, allow_redirects=False).status_code in (200, 302)
+    flush(server)
+    driver.find_element(By.LINK_TEXT, "Counts").click()
+    driver.find_element(By.ID, "link").send_keys("autumn")
+    submit(driver, "main form.filter button[type=submit]")
+    shown = counts_table(driver)
+    stats = json.loads(cli(config, "stats", "--json", "--site", "fitconnect", "--link", "autumn"))
+    # create_edit_and_qr opened the link once from an iPhone before these.
+    assert shown == {"total": 7, "ios": 4, "android": 2, "desktop": 1, "other": 0}, shown
+    assert shown == {"total": stats["total"], **stats["platform"]}
+    assert driver.find_element(By.CSS_SELECTOR, "svg.chart title").text.startswith("Clicks per day by platform: Site fitconnect, link autumn")
+    assert len(driver.find_elements(By.CSS_SELECTOR, "svg.chart rect.p-android")) == 1
+
+
+def cli_import_report(config, tmp_path):
+    """What `links import` reports for the Takeout sample on a copy of the database."""
+    import subprocess
+    copy = tmp_path / "copy"
+    copy.mkdir(exist_ok=True)
+    shutil.copy(config, copy / config.name)
+    shutil.copy(config.parent / "linkwell.db", copy / "linkwell.db")
+    r = subprocess.run([str(BINARY), "links", "import", "--fdl-takeout", str(FDL / "takeout.csv"), "--site", "example", "--json",
+                        "--config", str(copy / config.name)], capture_output=True, text=True, timeout=60)
+    return json.loads(r.stdout)
+
+
+def import_takeout(driver, server, config, tmp_path, expect_new=True):
+    """Uploads the Takeout sample for the site `example`; the report's counts are those of
+    `linkwell links import` on the same database."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    expected = cli_import_report(config, tmp_path)
+    driver.find_element(By.LINK_TEXT, "Import").click()
+    Select(driver.find_element(By.ID, "site")).select_by_value("example")
+    driver.find_element(By.ID, "file").send_keys(str(FDL / "takeout.csv"))
+    submit(driver, "main form button[type=submit]")
+    count = lambda name: int(driver.find_element(By.ID, name).text)
+    assert count("imported") == len(expected["imported"]) and (count("imported") > 0) == expect_new
+    assert count("skipped") == len(expected["skipped"]) and count("errors") == len(expected["errors"])
+    if expected["skipped"]:
+        assert expected["skipped"][0]["reason"][:30] in driver.find_element(By.ID, "report").text
+
+
+def test_core_tasks_work_with_javascript_disabled(config, start_server, tmp_path):
+    """Sign in, import, counts and sign out in a Chromium whose JavaScript is switched off."""
+    from selenium.webdriver.common.by import By
+    writer = cli(config, "tokens", "create", "--name", "growth", "--scope", "write")
+    server = start_server(config)
+    assert api(server, "POST", "/api/v1/links", token=writer, body={"site": "fitconnect", "code": "spring", "target": "https://fitconnect.app/signup?referralCode=S"})[0] == 201
+    for agent in (IPHONE, ANDROID, ANDROID):
+        requests.get(server.url("/spring"), headers={"Host": "fitconnect.app", "User-Agent": agent}, allow_redirects=False)
+    flush(server)
+    driver = chromium(javascript=False)
+    try:
+        # JavaScript is really off: a page's script does not run.
+        driver.get("data:text/html,<p id=x>off</p><script>document.getElementById('x').textContent='on'</script>")
+        assert driver.find_element(By.ID, "x").text == "off"
+        driver.get(server.admin_url("/"))
+        driver.find_element(By.ID, "token").send_keys(writer)
+        submit(driver, "main button[type=submit]")
+        assert driver.title.startswith("Links")
+        import_takeout(driver, server, config, tmp_path)
+        driver.find_element(By.LINK_TEXT, "Counts").click()
+        stats = json.loads(cli(config, "stats", "--json", "--site", "fitconnect"))
+        assert counts_table(driver) == {"total": stats["total"], **stats["platform"]} and stats["platform"]["android"] == 2
+        session = driver.get_cookie("lw_session")["value"]
+        submit(driver, "form.who button")
+        assert driver.find_elements(By.ID, "token") and driver.get_cookie("lw_session") is None
+        assert 'name="token"' in requests.get(server.admin_url("/"), cookies={"lw_session": session}).text
+    finally:
+        driver.quit()

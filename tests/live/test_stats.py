@@ -110,7 +110,7 @@ def check_report(report, runs=1):
     assert referrers == {"": 7 * runs, "mail.google.com": 4 * runs, "news.example.com": 4 * runs, "l.instagram.com": 2 * runs,
                          "com.google.android.gm": 1 * runs, "(ip)": 3 * runs}
     today = time.strftime("%Y-%m-%d", time.gmtime())
-    assert report["days"] == [{"day": today, "clicks": TOTAL * runs}]
+    assert report["days"] == [{"day": today, "clicks": TOTAL * runs, "platform": platform}]
     links = {(l["code"], l["route"]): l["clicks"] for l in report["links"]}
     assert links == {("", "signup"): 13 * runs, ("spring", "signup"): 3 * runs, ("quick", "signup"): 2 * runs, ("", ""): 3 * runs}
 

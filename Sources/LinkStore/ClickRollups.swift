@@ -1,0 +1,169 @@
+// The click tables the console reads so a page never sums every link's rows (migration 11, with
+// the console's sessions): per site, route and period — the same counts as the per-link tables
+// summed over the links — and each site's and day's most clicked links (``topLinksPerDay``).
+// The flush writes them in the same transaction as the per-link rows, the daily housekeeping
+// folds and trims them the same way, so a report without a link filter reads a few rows per day.
+
+import Foundation
+
+/// A key of the per-site tables (hashing four fields instead of a string built from them).
+private struct RouteDay: Hashable {
+    var site, route: String
+    var day: Int
+    var referrer: String
+}
+
+extension LinkStore {
+    /// Links kept per site and UTC day in `clicks_top_daily`.
+    static let topLinksPerDay = 100
+
+    /// True when the per-site tables exist (a file of an older version, opened without
+    /// migrating it, has only the per-link ones).
+    static func hasRollups(_ db: any DatabaseConnection) throws(LinkStoreError) -> Bool {
+        try appliedVersions(db).contains(consoleSessionMigration.version)
+    }
+
+    static let rollupSchema: String = {
+        let counts = ClickCountRow.countColumns.map { "\($0) BIGINT NOT NULL" }.joined(separator: ", ")
+        let sum = ClickCountRow.countColumns.map { "SUM(\($0))" }.joined(separator: ", ")
+        let total = ClickPlatform.allCases.map { "p_\($0.name)" }.joined(separator: " + ")
+        return """
+            CREATE TABLE clicks_site_daily (site TEXT NOT NULL, route TEXT NOT NULL, day BIGINT NOT NULL, \(counts), PRIMARY KEY (site, route, day));
+            CREATE TABLE clicks_site_monthly (site TEXT NOT NULL, route TEXT NOT NULL, month BIGINT NOT NULL, \(counts), PRIMARY KEY (site, route, month));
+            CREATE TABLE click_referrers_site_daily (
+                site TEXT NOT NULL, route TEXT NOT NULL, day BIGINT NOT NULL, referrer TEXT NOT NULL, count BIGINT NOT NULL,
+                PRIMARY KEY (site, route, day, referrer));
+            CREATE TABLE click_referrers_site_monthly (
+                site TEXT NOT NULL, route TEXT NOT NULL, month BIGINT NOT NULL, referrer TEXT NOT NULL, count BIGINT NOT NULL,
+                PRIMARY KEY (site, route, month, referrer));
+            CREATE TABLE clicks_top_daily (
+                site TEXT NOT NULL, day BIGINT NOT NULL, code TEXT NOT NULL, route TEXT NOT NULL, clicks BIGINT NOT NULL,
+                PRIMARY KEY (site, day, code, route));
+            INSERT INTO clicks_site_daily SELECT site, route, day, \(sum) FROM clicks_daily GROUP BY site, route, day;
+            INSERT INTO clicks_site_monthly SELECT site, route, month, \(sum) FROM clicks_monthly GROUP BY site, route, month;
+            INSERT INTO click_referrers_site_daily SELECT site, route, day, referrer, SUM(count) FROM click_referrers_daily GROUP BY site, route, day, referrer;
+            INSERT INTO click_referrers_site_monthly SELECT site, route, month, referrer, SUM(count) FROM click_referrers_monthly GROUP BY site, route, month, referrer;
+            INSERT INTO clicks_top_daily SELECT site, day, code, route, clicks FROM (
+                SELECT site, day, code, route, \(total) AS clicks,
+                    ROW_NUMBER() OVER (PARTITION BY site, day ORDER BY \(total) DESC, code, route) AS rank
+                FROM clicks_daily WHERE code <> '') AS r WHERE rank <= \(topLinksPerDay);
+            """
+    }()
+
+    /// Adds a flush's rows to the per-site tables and refreshes the top links of the days it
+    /// touched (inside the flush's transaction).
+    static func addRollups(_ db: any DatabaseConnection, _ rows: [ClickCountRow], referrers: [ReferrerCountRow]) throws(LinkStoreError) {
+        guard try hasRollups(db) else { return }
+        var perRoute: [RouteDay: ClickCountRow] = [:]
+        perRoute.reserveCapacity(64)
+        for r in rows {
+            let key = RouteDay(site: r.site, route: r.route, day: r.day, referrer: "")
+            var sum = perRoute[key] ?? ClickCountRow(day: r.day, site: r.site, code: "", route: r.route)
+            for i in sum.platforms.indices { sum.platforms[i] += r.platforms[i] }
+            for i in sum.outcomes.indices { sum.outcomes[i] += r.outcomes[i] }
+            sum.inAppBrowser += r.inAppBrowser
+            sum.crawlers += r.crawlers
+            perRoute[key] = sum
+        }
+        try insertChunks(db, Array(perRoute.values), keys: ["site", "route", "day"], counts: ClickCountRow.countColumns, table: "clicks_site_daily") { r, values in
+            values.append(.text(r.site))
+            values.append(.text(r.route))
+            values.append(.integer(Int64(r.day)))
+            r.appendCounts(to: &values)
+        }
+        var perReferrer: [RouteDay: ReferrerCountRow] = [:]
+        for r in referrers {
+            let key = RouteDay(site: r.site, route: r.route, day: r.day, referrer: r.referrer)
+            perReferrer[key, default: ReferrerCountRow(day: r.day, site: r.site, code: "", route: r.route, referrer: r.referrer, count: 0)].count += r.count
+        }
+        try insertChunks(db, Array(perReferrer.values), keys: ["site", "route", "day", "referrer"], counts: ["count"], table: "click_referrers_site_daily") { r, values in
+            values.append(.text(r.site))
+            values.append(.text(r.route))
+            values.append(.integer(Int64(r.day)))
+            values.append(.text(r.referrer))
+            values.append(.integer(Int64(r.count)))
+        }
+        // The links' new day totals, read back from their rows, then every (site, day) cut to its top.
+        // A join, so each key is one primary-key lookup (SQLite scans the table for a row-value
+        // `IN (VALUES …)`); the day is cast (PostgreSQL types a VALUES list's parameters as text);
+        // A link enters a full list only above its lowest count (the WHERE also keeps SQLite from
+        // reading the upsert's ON as the join's).
+        let links = rows.filter { !$0.code.isEmpty }
+        guard let firstDay = links.map(\.day).min() else { return }
+        func totalOf(_ t: String) -> String { ClickPlatform.allCases.map { "\(t).p_\($0.name)" }.joined(separator: " + ") }
+        var start = 0
+        while start < links.count {
+            let chunk = links[start..<min(start + clickRowsPerStatement, links.count)]
+            var bindings: [SQLValue] = []
+            for r in chunk { bindings += [.text(r.site), .text(r.code), .text(r.route), .integer(Int64(r.day))] }
+            try db.query(
+                """
+                INSERT INTO clicks_top_daily (site, day, code, route, clicks)
+                SELECT d.site, d.day, d.code, d.route, \(totalOf("d")) FROM (VALUES \(Array(repeating: "(?, ?, ?, CAST(? AS BIGINT))", count: chunk.count).joined(separator: ", "))) AS b
+                JOIN clicks_daily d ON d.site = b.column1 AND d.code = b.column2 AND d.route = b.column3 AND d.day = b.column4
+                LEFT JOIN (
+                    SELECT site, day, MIN(clicks) AS low FROM clicks_top_daily WHERE day >= ? GROUP BY site, day HAVING COUNT(*) >= ?
+                ) AS th ON th.site = d.site AND th.day = d.day
+                WHERE th.low IS NULL OR \(totalOf("d")) > th.low
+                ON CONFLICT (site, day, code, route) DO UPDATE SET clicks = excluded.clicks
+                """, bindings + [.integer(Int64(firstDay)), .integer(Int64(topLinksPerDay))])
+            start += chunk.count
+        }
+        try db.query(
+            """
+            DELETE FROM clicks_top_daily WHERE (site, day, code, route) IN (
+                SELECT site, day, code, route FROM (
+                    SELECT site, day, code, route, ROW_NUMBER() OVER (PARTITION BY site, day ORDER BY clicks DESC, code, route) AS rank
+                    FROM clicks_top_daily WHERE day >= ?) AS r
+                WHERE rank > ?)
+            """, [.integer(Int64(firstDay)), .integer(Int64(topLinksPerDay))])
+    }
+
+    /// The housekeeping's share: days before `cutoff` folded into the per-site months.
+    static func foldRollups(_ db: any DatabaseConnection, cutoff: Int) throws(LinkStoreError) {
+        guard try hasRollups(db) else { return }
+        let counts = ClickCountRow.countColumns
+        try db.query(
+            """
+            INSERT INTO clicks_site_monthly (site, route, month, \(counts.joined(separator: ", ")))
+            SELECT site, route, day / 100, \(counts.map { "SUM(\($0))" }.joined(separator: ", "))
+            FROM clicks_site_daily WHERE day < ? GROUP BY site, route, day / 100
+            ON CONFLICT (site, route, month) DO UPDATE SET \(counts.map { "\($0) = clicks_site_monthly.\($0) + excluded.\($0)" }.joined(separator: ", "))
+            """, [.integer(Int64(cutoff))])
+        try db.query("DELETE FROM clicks_site_daily WHERE day < ?", [.integer(Int64(cutoff))])
+        try db.query(
+            """
+            INSERT INTO click_referrers_site_monthly (site, route, month, referrer, count)
+            SELECT site, route, day / 100, referrer, SUM(count) FROM click_referrers_site_daily WHERE day < ?
+            GROUP BY site, route, day / 100, referrer
+            ON CONFLICT (site, route, month, referrer) DO UPDATE SET count = click_referrers_site_monthly.count + excluded.count
+            """, [.integer(Int64(cutoff))])
+        try db.query("DELETE FROM click_referrers_site_daily WHERE day < ?", [.integer(Int64(cutoff))])
+        try db.query("DELETE FROM clicks_top_daily WHERE day < ?", [.integer(Int64(cutoff))])
+    }
+
+    /// The `limit` links with most clicks in the query's range, each with its exact count: the
+    /// candidates are the links among the days' top lists with most clicks there, then each
+    /// candidate's rows are summed (a few keyed reads instead of every link's rows).
+    static func topLinks(_ db: any DatabaseConnection, _ query: ClickQuery, limit: Int) throws(LinkStoreError) -> [ClickReport.LinkCount] {
+        let (filter, bindings) = LinkStore.whereClause(query, period: "day")
+        var candidates: [(site: String, code: String, route: String)] = []
+        try db.query(
+            "SELECT site, code, route FROM clicks_top_daily \(filter) GROUP BY site, code, route ORDER BY SUM(clicks) DESC, site, code, route LIMIT ?",
+            bindings + [.integer(Int64(limit * 3))]
+        ) { r in candidates.append((r.text(0) ?? "", r.text(1) ?? "", r.text(2) ?? "")) }
+        var out: [ClickReport.LinkCount] = []
+        let total = ClickPlatform.allCases.map { "p_\($0.name)" }.joined(separator: " + ")
+        for c in candidates {
+            var one = query
+            (one.site, one.code, one.route) = (c.site, c.code, c.route)
+            var clicks = 0
+            for (table, period) in [("clicks_daily", "day"), ("clicks_monthly", "month")] {
+                let (w, b) = LinkStore.whereClause(one, period: period)
+                try db.query("SELECT SUM(\(total)) FROM \(table) \(w)", b) { r in clicks += Int(r.integer(0) ?? 0) }
+            }
+            out.append(.init(site: c.site, code: c.code, route: c.route, clicks: clicks))
+        }
+        return Array(out.sorted { ($0.clicks, $1.site, $1.code, $1.route) > ($1.clicks, $0.site, $0.code, $0.route) }.prefix(limit))
+    }
+}
