@@ -25,15 +25,15 @@ extension ConsoleTemplates {
         {{#canWrite}}<p><a class="button" href="/console/links/new?site={{site}}">New link</a></p>{{/canWrite}}
         {{#hasLinks}}<form id="bulk" method="post" action="/console/links/bulk" class="bulk">
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="site" value="{{site}}">
-        <span class="hint">With the selected links:</span>
+        <span class="hint" id="bulk-label">With the selected links:</span>
         {{#canWrite}}<button type="submit" name="action" value="disable">Disable selected</button>{{/canWrite}}
         <button type="submit" name="action" value="export">Export selected as CSV</button>
         </form>
         <div class="table-wrap"><table id="links">
         <caption>Short links of {{site}}{{#q}} matching “{{q}}”{{/q}}, {{sortText}}, page {{page}}</caption>
-        <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col">Code</th><th scope="col">Target</th><th scope="col">Title</th><th scope="col">Clicks, 7 days</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
+        <thead><tr><th scope="col"><span class="visually-hidden" id="bulk-select">Select</span></th><th scope="col">Code</th><th scope="col">Target</th><th scope="col">Title</th><th scope="col">Clicks, 7 days</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
         <tbody>
-        {{#links}}<tr><td data-label="Select"><input type="checkbox" form="bulk" name="select" value="{{code}}" id="select-{{code}}" aria-label="Select {{code}}"></td>
+        {{#links}}<tr><td data-label="Select"><input type="checkbox" form="bulk" name="select" value="{{code}}" id="select-{{code}}" aria-labelledby="bulk-select select-name-{{code}}"><span class="visually-hidden" id="select-name-{{code}}">{{code}}</span></td>
         <td data-label="Code"><a href="{{editURL}}"><code>{{code}}</code></a></td><td class="url" data-label="Target">{{target}}</td><td data-label="Title">{{title}}</td>
         <td data-label="Clicks, 7 days"><span class="spark-cell"><svg class="spark" viewBox="0 0 69 20" width="69" height="20" role="img" aria-label="{{sparkLabel}}">{{#bars}}<rect x="{{x}}" y="{{y}}" width="8" height="{{h}}"></rect>{{/bars}}</svg> <span class="clicks">{{clicks}}</span></span></td>
         <td data-label="Status"><span class="status {{status}}">{{status}}</span></td>
