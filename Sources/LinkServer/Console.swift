@@ -28,8 +28,8 @@ final class Console: Sendable {
         self.api = api
     }
 
-    /// The console's paths: `/` and everything under `/console/`.
-    static func handles(_ path: Substring) -> Bool { path == "/" || path.hasPrefix("/console/") }
+    /// The console's paths: `/`, `/links` (the list, as `/`) and everything under `/console/`.
+    static func handles(_ path: Substring) -> Bool { path == "/" || path == "/links" || path.hasPrefix("/console/") }
 
     /// POSTs read a small form body; other methods than GET, HEAD and POST are refused.
     func headReceived(_ request: HTTPRequest) -> HTTPHeadDecision {
@@ -116,7 +116,7 @@ final class Console: Sendable {
         case "/console/console.css":
             return .dynamic(status: 200, headers: [("Content-Type", "text/css; charset=utf-8"), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")],
                             body: Array((ConsoleTemplates.stylesheet + ConsoleTemplates.linksStylesheet).utf8))
-        case "/":
+        case "/", "/links":
             guard visit.session != nil else { return signInPage(visit, problem: nil, status: 200) }
             return linksPage(visit, notice: nil)
         case "/console/links/new": return linkForm(visit, editing: false)

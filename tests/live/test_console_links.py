@@ -69,6 +69,8 @@ def test_list_searches_sorts_and_pages(env):
     assert codes_of(browser.get(server.admin_url("/?site=fitconnect&q=referralCode%3DSUMMER")).text) == ["summer"]
     assert codes_of(browser.get(server.admin_url("/?site=fitconnect&q=spring+OFFER")).text) == ["spring"]
     assert codes_of(browser.get(server.admin_url("/?site=fitconnect&q=50%25")).text) == []
+    # /links is the same list (the address the console benchmark loads).
+    assert codes_of(browser.get(server.admin_url("/links?site=fitconnect&q=spring&sort=clicks")).text) == ["spring"]
     # Sorts: recent clicks (most first), creation (newest first, then oldest first).
     by_clicks = browser.get(server.admin_url("/?site=fitconnect&sort=clicks&dir=desc"))
     assert codes_of(by_clicks.text)[:3] == ["summer", "spring", "p00"]
