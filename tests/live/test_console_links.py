@@ -86,10 +86,12 @@ def test_list_searches_sorts_and_pages(env):
     assert r.status_code == 403 and "scope &#39;read&#39;" in r.text
     r = post(browser, server, "/console/links/delete", {"csrf": csrf, "site": "fitconnect", "code": "p03", "confirm": "yes"})
     assert r.status_code == 403
+    # The API refuses the read token the same way.
+    assert api(server, "PATCH", "/api/v1/links/fitconnect/p03", token=env["reader"], body={"forcedRedirect": True})[0] == 403
     assert public_status(server, "/p03") == 200
     audit = api(server, "GET", "/api/v1/audit", token=env["admin"])[2]
     refused = [e for e in audit["entries"] if e["actor"] == "dash" and e["action"] == "refused"]
-    assert len(refused) >= 2
+    assert len(refused) >= 3
 
 
 def test_bulk_disable_and_csv_export(env):
@@ -251,6 +253,9 @@ def test_core_tasks_with_javascript_off(env):
     server = env["server"]
     driver = chromium(javascript=False)
     try:
+        # The browser runs no page script at all.
+        driver.get("data:text/html,<p id=probe>off</p><script>document.getElementById('probe').textContent='on'</script>")
+        assert driver.find_element(By.ID, "probe").text == "off"
         browser_sign_in(driver, server, env["writer"])
         assert driver.title.startswith("Links")
         driver.find_element(By.LINK_TEXT, "New link").click()
