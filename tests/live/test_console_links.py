@@ -7,6 +7,7 @@ desktop get it, in frames, and the chat card, following an edited title; the sam
 JavaScript disabled in Chromium; axe-core on the new pages at 375 and 1280 px (screenshots into
 docs/screenshots/ with LINKWELL_UPDATE_SCREENSHOTS=1); a read token refused, in the audit log."""
 import csv
+import html
 import io
 import re
 import shutil
@@ -147,6 +148,14 @@ def test_overrides_round_trip(env):
     assert bad.status_code == 422
     assert re.search(r'<p class="field-problem" id="expiresAt-problem">expiresAt &#39;next tuesday&#39; is not an RFC 3339 time; write e.g. 2027-01-31T00:00:00Z</p>', bad.text), bad.text
     assert public_status(server, "/p20") == 200
+    # A fallback the API refuses: the API's own message, under that field.
+    status, _, body = api(server, "PATCH", "/api/v1/links/fitconnect/p20", token=env["writer"], body={"iosFallback": "ftp://fitconnect.app/x"})
+    assert status == 422, body
+    expected = next(d["message"] for d in body["error"]["details"] if d["field"] == "iosFallback")
+    bad = post(browser, server, "/console/links/edit", dict(form, expiresAt="", iosFallback="ftp://fitconnect.app/x"))
+    assert bad.status_code == 422
+    shown = re.search(r'<p class="field-problem" id="iosFallback-problem">([^<]+)</p>', bad.text).group(1)
+    assert html.unescape(shown) == expected
     form["expiresAt"] = "2099-01-31T00:00:00Z"
     assert post(browser, server, "/console/links/edit", form).status_code == 303
     stored = api(server, "GET", "/api/v1/links/fitconnect/p20", token=env["writer"])[2]
