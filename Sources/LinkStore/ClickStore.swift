@@ -201,6 +201,7 @@ extension LinkStore {
                     values.append(.text(r.referrer))
                     values.append(.integer(Int64(r.count)))
                 }
+                try LinkStore.addRecentClicks(db, rows)
             }
         }
     }
@@ -243,6 +244,7 @@ extension LinkStore {
         try withDB { db throws(LinkStoreError) in
             try db.transaction { () throws(LinkStoreError) in
                 try LinkStore.trimReferrers(db, table: "click_referrers_daily", period: "day", from: ClickDay.adding(-2, to: today), keep: referrersPerDay)
+                try LinkStore.slideRecentClicks(db, today: today, cutoff: cutoff)
                 let counts = ClickCountRow.countColumns
                 try db.query(
                     """

@@ -84,8 +84,8 @@ public final class LinkStore: Sendable {
         LinkStore.appOpenMigration,
         // Token scopes and the audit log (AuditLog.swift).
         LinkStore.auditMigration,
-        // The console's list ordered by creation time (LinkStore+Console.swift).
-        (12, "links by creation time", LinkStore.linkListIndex),
+        // The console's list: by creation time, by recent clicks, searched (LinkStore+Console.swift).
+        (LinkStore.linkListVersion, "links list indexes", LinkStore.linkListIndex),
     ]
 
     /// The schema version this build writes.

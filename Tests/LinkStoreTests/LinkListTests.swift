@@ -21,6 +21,8 @@ import Testing
         }
         try store.addClicks([ClickStoreTests.row(20261201, 5, code: "c"), ClickStoreTests.row(20261202, 2, code: "c"),
                              ClickStoreTests.row(20261202, 3, code: "a"), ClickStoreTests.row(20261120, 50, code: "d")], referrers: [])
+        // The first maintenance builds the 7-day clicks (the server runs it at start).
+        try store.maintainClicks(today: 20261202, retentionDays: 400, referrersPerDay: 10)
         return store
     }
 
@@ -48,9 +50,77 @@ import Testing
         #expect(try codes(store, q: "SPRING") == ["b"])
         #expect(try codes(store, q: "referralcode=d") == ["d"])
         #expect(try codes(store, q: "50%") == ["b"])
-        #expect(try codes(store, q: "%") == ["b"])
-        #expect(try codes(store, q: "_") == ["c"])
+        #expect(try codes(store, q: "0% o") == ["b"])
+        #expect(try codes(store, q: "r_s") == ["c"])
+        #expect(try codes(store, q: "r%s") == [])
         #expect(try codes(store, q: "nothing") == [])
+        #expect(try codes(store, q: "promo", sort: .clicks, desc: true) == [])
+        #expect(try codes(store, q: "referralcode=", sort: .clicks, desc: true) == ["c", "a", "b", "d"])
+    }
+
+    @Test func shortSearchesMatchTheCodeStart() throws {
+        let dir = try TempDir()
+        let store = try LinkStore(path: dir.path("l.db"))
+        for code in ["Ab1", "ab2", "xab", "b%c", "zz"] { try store.insert(Self.link(code, created: 1, title: "ab")) }
+        #expect(try codes(store, q: "AB") == ["Ab1", "ab2"])
+        #expect(try codes(store, q: "b%") == ["b%c"])
+        #expect(try codes(store, q: "%") == [])
+        #expect(try codes(store, q: "z", sort: .clicks) == ["zz"])
+    }
+
+    @Test func searchIndexFollowsEdits() throws {
+        let dir = try TempDir()
+        let store = try Self.store(dir)
+        try store.upsert(Self.link("a", created: 200, title: "Autumn deal"))
+        #expect(try codes(store, q: "autumn") == ["a"])
+        try store.upsert(Self.link("a", created: 200))
+        #expect(try codes(store, q: "autumn") == [])
+        try store.delete(site: "fitconnect", code: "b")
+        #expect(try codes(store, q: "spring") == [])
+        try store.insert(Self.link("b", created: 500, title: "Spring again"))
+        #expect(try codes(store, q: "spring") == ["b"])
+    }
+
+    /// clicks_7d stays the sum of the last 7 daily rows of each link as the days go by (the
+    /// flush adds, the maintenance subtracts the day that leaves), with a late flush for an old
+    /// day, a link deleted and created again, and a clock set back.
+    @Test func recentClicksFollowTheWindow() throws {
+        let dir = try TempDir()
+        let store = try Self.store(dir)
+        func recent() throws -> [String: Int] {
+            var out: [String: Int] = [:]
+            try store.withDB { db throws(LinkStoreError) in
+                try db.query("SELECT code, clicks_7d FROM link_list WHERE site = 'fitconnect'") { out[$0.text(0) ?? ""] = Int($0.integer(1) ?? 0) }
+            }
+            return out
+        }
+        func truth(today: Int, since: Int? = nil, through: Int? = nil) throws -> [String: Int] {
+            let clicks = try store.dailyClicks(site: "fitconnect", codes: ["a", "b", "c", "d"], since: since ?? ClickDay.adding(-6, to: today), through: through ?? today)
+            var out = ["a": 0, "b": 0, "c": 0, "d": 0]
+            for (code, perDay) in clicks { out[code] = perDay.values.reduce(0, +) }
+            return out
+        }
+        var today = 20261202
+        #expect(try recent() == truth(today: today))
+        #expect(try recent() == ["a": 3, "b": 0, "c": 7, "d": 0])
+        for step in 1...9 {
+            today = ClickDay.adding(1, to: today)
+            try store.maintainClicks(today: today, retentionDays: 400, referrersPerDay: 10)
+            try store.addClicks([ClickStoreTests.row(today, step, code: "b"), ClickStoreTests.row(ClickDay.adding(-8, to: today), 100, code: "a")], referrers: [])
+            if step == 4 {
+                try store.delete(site: "fitconnect", code: "b")
+                try store.insert(Self.link("b", created: 600))
+            }
+            #expect(try recent() == truth(today: today), "day \(today)")
+        }
+        // b deleted and created again keeps the clicks its code had in the window.
+        #expect(try recent()["b"] == 3 + 4 + 5 + 6 + 7 + 8 + 9)
+        // A clock set back: rebuilt from the daily rows (the later days counted until they leave).
+        try store.maintainClicks(today: 20261205, retentionDays: 400, referrersPerDay: 10)
+        #expect(try recent() == truth(today: 20261205, through: today))
+        // A retention shorter than 7 days: the window is the retained days.
+        try store.maintainClicks(today: today, retentionDays: 2, referrersPerDay: 10)
+        #expect(try recent() == truth(today: today, since: ClickDay.adding(-2, to: today)))
     }
 
     @Test func dailyClicksOfTheListedCodes() throws {
