@@ -85,6 +85,7 @@ extension Console {
         return page(ConsoleTemplates.compiled.links, visit, [
             "title": "Links", "onLinks": true, "site": .string(p.site), "canWrite": .bool(canWrite),
             "sites": .list(table.sites.map { ["name": .string($0.name), "selected": .bool($0.name == p.site)] }),
+            "shortSearch": .bool(!p.q.isEmpty && p.q.count < LinkStore.searchIndexMinimum),
             "q": p.q.isEmpty ? .null : .string(p.q), "page": .int(p.page), "paged": .bool(p.page > 1), "sortText": .string(sortText),
             "sorts": .list(LinkListSort.allCases.map { ["value": .string($0.rawValue), "label": .string(sortLabels[$0]!), "selected": .bool($0 == p.sort)] }),
             "dirs": .list([("asc", "Ascending"), ("desc", "Descending")].map { ["value": .string($0.0), "label": .string($0.1), "selected": .bool(($0.0 == "desc") == p.descending)] }),

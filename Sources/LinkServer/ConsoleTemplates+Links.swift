@@ -22,6 +22,7 @@ extension ConsoleTemplates {
         <select id="dir" name="dir">{{#dirs}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/dirs}}</select>
         <button type="submit">Show</button>
         </form>
+        {{#shortSearch}}<p class="hint" id="short-search">A search of 1 or 2 characters matches the start of the code only; type 3 or more to search codes, targets and titles anywhere.</p>{{/shortSearch}}
         {{#canWrite}}<p><a class="button" href="/console/links/new?site={{site}}">New link</a></p>{{/canWrite}}
         {{#hasLinks}}<form id="bulk" method="post" action="/console/links/bulk" class="bulk">
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="site" value="{{site}}">

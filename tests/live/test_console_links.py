@@ -70,6 +70,12 @@ def test_list_searches_sorts_and_pages(env):
     assert codes_of(browser.get(server.admin_url("/?site=fitconnect&q=referralCode%3DSUMMER")).text) == ["summer"]
     assert codes_of(browser.get(server.admin_url("/?site=fitconnect&q=spring+OFFER")).text) == ["spring"]
     assert codes_of(browser.get(server.admin_url("/?site=fitconnect&q=50%25")).text) == []
+    # 1 or 2 characters: the start of the code only (a trigram index cannot serve them), said on the page.
+    short = browser.get(server.admin_url("/?site=fitconnect&q=P5"))
+    assert codes_of(short.text) == [f"p{i}" for i in range(50, 55)]
+    assert "matches the start of the code only" in short.text
+    assert codes_of(browser.get(server.admin_url("/?site=fitconnect&q=er")).text) == []  # in every target, no code
+    assert "matches the start of the code only" not in browser.get(server.admin_url("/?site=fitconnect&q=promo")).text
     # /links is the same list (the address the console benchmark loads).
     assert codes_of(browser.get(server.admin_url("/links?site=fitconnect&q=spring&sort=clicks")).text) == ["spring"]
     # Sorts: recent clicks (most first), creation (newest first, then oldest first).
