@@ -224,8 +224,9 @@ extension LinkStore {
                     bindings.append(.text("\(escaped)%"))
                 } else {
                     if db.dialect == .sqlite, indexed {
-                        // The FTS5 trigram index finds the candidates; LIKE keeps the exact semantics.
-                        filter += " AND links.code IN (SELECT l.code FROM link_search JOIN link_list l ON l.id = link_search.rowid WHERE link_search MATCH ? AND l.site = ?)"
+                        // The FTS5 trigram index finds the candidates (CROSS JOIN: SQLite keeps it outermost,
+                        // else it may probe the index once per link); LIKE keeps the exact semantics.
+                        filter += " AND links.code IN (SELECT l.code FROM link_search CROSS JOIN link_list l ON l.id = link_search.rowid WHERE link_search MATCH ? AND l.site = ?)"
                         bindings += [.text("\"" + search.replacingOccurrences(of: "\"", with: "\"\"") + "\""), .text(query.site)]
                     }
                     let pattern = SQLValue.text("%\(escaped)%")
