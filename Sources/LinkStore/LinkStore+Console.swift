@@ -21,6 +21,9 @@ public struct LinkListQuery: Sendable {
     public var limit: Int
     /// The first day (yyyymmdd) whose clicks count for `sort = clicks`.
     public var clicksSince: Int
+    /// How many matches a search may have for them to be read first (tests lower it to check
+    /// the other way, walking the order).
+    var narrowLimit = LinkStore.searchNarrowDocuments
 
     public init(site: String, search: String?, sort: LinkListSort, descending: Bool, offset: Int, limit: Int, clicksSince: Int) {
         (self.site, self.search, self.sort, self.descending) = (site, search, sort, descending)
@@ -53,6 +56,7 @@ extension LinkStore {
         INSERT INTO link_list_window (id, subtracted_through) VALUES (1, NULL);
         CREATE INDEX clicks_daily_day ON clicks_daily (day, site, code);
         CREATE VIRTUAL TABLE link_search USING fts5 (code, target, title, content = '', tokenize = 'trigram');
+        CREATE VIRTUAL TABLE link_search_terms USING fts5vocab (link_search, 'row');
         INSERT INTO link_list (site, code) SELECT site, code FROM links;
         INSERT INTO link_search (rowid, code, target, title)
             SELECT link_list.id, links.code, links.target, COALESCE(links.preview_title, '') FROM link_list JOIN links USING (site, code);
@@ -187,30 +191,51 @@ extension LinkStore {
     /// The shortest search the trigram index serves; shorter ones match the code's start only.
     public static let searchIndexMinimum = 3
 
+    /// How many links (of all sites) may contain the rarest of a search's trigrams for the FTS5
+    /// matches to drive the list; past it the page is found faster by walking the list's order
+    /// and checking each link with LIKE (a word in one link of this many or more: a page of 50
+    /// is full after some thousands of links at most).
+    static let searchNarrowDocuments = 20_000
+
+    /// SQLite: whether the FTS5 index's matches for `search` are few enough to read them all
+    /// (the number of links holding its rarest trigram, from link_search_terms; a trigram in no
+    /// link means no match at all, found at once by the index).
+    static func searchIsNarrow(_ db: any DatabaseConnection, _ search: String, limit: Int) throws(LinkStoreError) -> Bool {
+        let scalars = Array(search.unicodeScalars)
+        guard scalars.count >= 3 else { return true }
+        var rarest = Int.max
+        for gram in Set((0...(scalars.count - 3)).map { i in String(String.UnicodeScalarView(scalars[i..<(i + 3)])) }) {
+            var docs: Int?
+            try db.query("SELECT doc FROM link_search_terms WHERE term = ?", [.text(gram)]) { docs = Int($0.integer(0) ?? 0) }
+            guard let docs else { return true }
+            rarest = min(rarest, docs)
+            if rarest <= limit { return true }
+        }
+        return rarest <= limit
+    }
+
     /// The links of one page of `query`, in its order. Every form reads an index: the primary key,
     /// links_site_created, link_list's clicks indexes; a search of ``searchIndexMinimum``
-    /// characters or more narrows to the trigram index's matches (SQLite FTS5, PostgreSQL pg_trgm)
-    /// and is checked exactly with LIKE; a shorter one matches the start of the code only.
+    /// characters or more narrows to the trigram index's matches (SQLite FTS5 when they are few,
+    /// ``searchIsNarrow``; PostgreSQL pg_trgm, chosen by its planner) and is checked exactly with LIKE; a shorter one matches the start of the code only.
     public func linkList(_ query: LinkListQuery) throws(LinkStoreError) -> [ShortLink] {
         try withDB { db throws(LinkStoreError) in
-            var bindings: [SQLValue] = []
-            var from = "links"
-            var filter = "links.site = ?"
-            var order: String
             let dir = query.descending ? "DESC" : "ASC"
             // A file of an older version read without migrating it (read-only) has none of
             // link_list: code order instead of clicks, and the search scans.
             let indexed = try LinkStore.appliedVersions(db).contains(LinkStore.linkListVersion)
-            switch indexed ? query.sort : .code {
+            let sort = indexed ? query.sort : .code
+            var order: String
+            switch sort {
             case .code: order = "links.code \(dir)"
             case .created: order = "links.created_at \(dir), links.code \(dir)"
-            case .clicks:
-                // link_list's (site, clicks_7d, code) indexes give this order as it is.
-                from = "link_list JOIN links ON links.site = link_list.site AND links.code = link_list.code"
-                filter = "link_list.site = ?"
-                order = "link_list.clicks_7d \(dir), link_list.code ASC"
+            case .clicks: order = "link_list.clicks_7d \(dir), link_list.code ASC"  // link_list's indexes give this order
             }
-            bindings.append(.text(query.site))
+            // SQLite, a search with few matches: its codes first (from the trigram index or the
+            // primary key), then those links sorted; CROSS JOIN keeps SQLite from walking the
+            // whole order instead and probing each link.
+            var candidates: (sql: String, bindings: [SQLValue])?
+            var check: (sql: String, bindings: [SQLValue])?
             if let search = query.search?.lowercased(), !search.isEmpty {
                 let escaped = search.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
                 let escape = db.dialect == .sqlite ? " ESCAPE '\\'" : ""  // PostgreSQL's LIKE escapes with \ already
@@ -218,28 +243,65 @@ extension LinkStore {
                     // Ranges of the primary key, one per spelling of the prefix's letters.
                     var spellings: Set<String> = [""]
                     for ch in search { spellings = Set(spellings.flatMap { s in Set([String(ch).lowercased(), String(ch).uppercased()]).map { s + $0 } }) }
-                    filter += " AND (" + spellings.sorted().map { _ in "(links.code >= ? AND links.code < ?)" }.joined(separator: " OR ") + ")"
-                    for s in spellings.sorted() { bindings += [.text(s), .text(s + "\u{10FFFF}")] }
-                    filter += " AND LOWER(links.code) LIKE ?\(escape)"
-                    bindings.append(.text("\(escaped)%"))
-                } else {
-                    if db.dialect == .sqlite, indexed {
-                        // The FTS5 trigram index finds the candidates (CROSS JOIN: SQLite keeps it outermost,
-                        // else it may probe the index once per link); LIKE keeps the exact semantics.
-                        filter += " AND links.code IN (SELECT l.code FROM link_search CROSS JOIN link_list l ON l.id = link_search.rowid WHERE link_search MATCH ? AND l.site = ?)"
-                        bindings += [.text("\"" + search.replacingOccurrences(of: "\"", with: "\"\"") + "\""), .text(query.site)]
+                    let ranges = spellings.sorted().map { (low: SQLValue.text($0), high: SQLValue.text($0 + "\u{10FFFF}")) }
+                    check = ("LOWER(links.code) LIKE ?\(escape)", [.text("\(escaped)%")])
+                    if db.dialect == .sqlite, try LinkStore.prefixIsNarrow(db, site: query.site, ranges, limit: query.narrowLimit) {
+                        candidates = (
+                            ranges.map { _ in "SELECT code FROM links WHERE site = ? AND code >= ? AND code < ?" }.joined(separator: " UNION ALL "),
+                            ranges.flatMap { [SQLValue.text(query.site), $0.low, $0.high] })
+                    } else {
+                        check = (
+                            "(" + ranges.map { _ in "(links.code >= ? AND links.code < ?)" }.joined(separator: " OR ") + ") AND " + check!.sql,
+                            ranges.flatMap { [$0.low, $0.high] } + check!.bindings)
                     }
+                } else {
                     let pattern = SQLValue.text("%\(escaped)%")
-                    filter += " AND (LOWER(links.code) LIKE ?\(escape) OR LOWER(links.target) LIKE ?\(escape) OR LOWER(COALESCE(links.preview_title, '')) LIKE ?\(escape))"
-                    bindings += [pattern, pattern, pattern]
+                    check = ("(LOWER(links.code) LIKE ?\(escape) OR LOWER(links.target) LIKE ?\(escape) OR LOWER(COALESCE(links.preview_title, '')) LIKE ?\(escape))",
+                             [pattern, pattern, pattern])
+                    if db.dialect == .sqlite, indexed, try LinkStore.searchIsNarrow(db, search, limit: query.narrowLimit) {
+                        candidates = (
+                            "SELECT l.code FROM link_search CROSS JOIN link_list l ON l.id = link_search.rowid WHERE link_search MATCH ? AND l.site = ?",
+                            [.text("\"" + search.replacingOccurrences(of: "\"", with: "\"\"") + "\""), .text(query.site)])
+                    }
                 }
             }
-            bindings += [.integer(Int64(query.limit)), .integer(Int64(query.offset))]
+            var sql = ""
+            var bindings: [SQLValue] = []
             let columns = LinkStore.columns.split(separator: ",").map { "links." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+            let clicksJoin = "link_list ON link_list.site = links.site AND link_list.code = links.code"
+            if let candidates {
+                sql = "WITH candidates (code) AS MATERIALIZED (\(candidates.sql)) SELECT \(columns) FROM candidates CROSS JOIN links ON links.site = ? AND links.code = candidates.code"
+                bindings = candidates.bindings + [.text(query.site)]
+                if sort == .clicks { sql += " CROSS JOIN " + clicksJoin }
+                sql += " WHERE 1 = 1"
+            } else if sort == .clicks {
+                sql = "SELECT \(columns) FROM link_list JOIN links ON links.site = link_list.site AND links.code = link_list.code WHERE link_list.site = ?"
+                bindings = [.text(query.site)]
+            } else {
+                sql = "SELECT \(columns) FROM links WHERE links.site = ?"
+                bindings = [.text(query.site)]
+            }
+            if let check {
+                sql += " AND " + check.sql
+                bindings += check.bindings
+            }
+            sql += " ORDER BY \(order) LIMIT ? OFFSET ?"
+            bindings += [.integer(Int64(query.limit)), .integer(Int64(query.offset))]
             var out: [ShortLink] = []
-            try db.query("SELECT \(columns) FROM \(from) WHERE \(filter) ORDER BY \(order) LIMIT ? OFFSET ?", bindings) { out.append(LinkStore.link($0)) }
+            try db.query(sql, bindings) { out.append(LinkStore.link($0)) }
             return out
         }
+    }
+
+    /// SQLite: whether the codes starting with one of `ranges` are few enough to read them all
+    /// (counted on the primary key, up to ``searchNarrowDocuments``).
+    static func prefixIsNarrow(_ db: any DatabaseConnection, site: String, _ ranges: [(low: SQLValue, high: SQLValue)], limit: Int) throws(LinkStoreError) -> Bool {
+        var total = 0
+        for r in ranges {
+            try db.query("SELECT COUNT(*) FROM (SELECT 1 FROM links WHERE site = ? AND code >= ? AND code < ? LIMIT ?)",
+                         [.text(site), r.low, r.high, .integer(Int64(limit + 1))]) { total += Int($0.integer(0) ?? 0) }
+        }
+        return total <= limit
     }
 
     /// The clicks of each of `codes` on `site` per day from `since` to `through` (yyyymmdd), read

@@ -26,8 +26,15 @@ import Testing
         return store
     }
 
+    /// The codes listed; a search is run both ways (its matches read first, and the order walked
+    /// with each link checked), which must agree.
     func codes(_ store: LinkStore, q: String? = nil, sort: LinkListSort = .code, desc: Bool = false, offset: Int = 0, limit: Int = 10) throws -> [String] {
-        try store.linkList(LinkListQuery(site: "fitconnect", search: q, sort: sort, descending: desc, offset: offset, limit: limit, clicksSince: 20261126)).map(\.code)
+        var query = LinkListQuery(site: "fitconnect", search: q, sort: sort, descending: desc, offset: offset, limit: limit, clicksSince: 20261126)
+        let narrow = try store.linkList(query).map(\.code)
+        query.narrowLimit = -1
+        let walked = try store.linkList(query).map(\.code)
+        #expect(narrow == walked, "q=\(q ?? "")")
+        return narrow
     }
 
     @Test func ordersAndPages() throws {
