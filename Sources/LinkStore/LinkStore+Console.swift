@@ -151,10 +151,27 @@ extension LinkStore {
         guard let through else { return }
         var sums: [String: [String: Int]] = [:]
         for r in rows where r.day > through && !r.code.isEmpty && r.total != 0 { sums[r.site, default: [:]][r.code, default: 0] += r.total }
-        for (site, codes) in sums {
-            for (code, n) in codes {
-                try db.query("UPDATE link_list SET clicks_7d = clicks_7d + ? WHERE site = ? AND code = ?", [.integer(Int64(n)), .text(site), .text(code)])
+        // In key order: neighbouring links share index pages.
+        let flat = sums.flatMap { site, codes in codes.map { (site: site, code: $0.key, n: $0.value) } }.sorted { ($0.site, $0.code) < ($1.site, $1.code) }
+        if db.dialect == .sqlite {
+            // SQLite runs in this process: one prepared UPDATE per link costs less than a join.
+            for r in flat {
+                try db.query("UPDATE link_list SET clicks_7d = clicks_7d + ? WHERE site = ? AND code = ?", [.integer(Int64(r.n)), .text(r.site), .text(r.code)])
             }
+            return
+        }
+        // PostgreSQL: one statement (one round trip) per 400 links.
+        var start = 0
+        while start < flat.count {
+            let chunk = flat[start..<min(start + clickRowsPerStatement, flat.count)]
+            let values = Array(repeating: "(?, ?, CAST(? AS BIGINT))", count: chunk.count).joined(separator: ", ")
+            try db.query(
+                """
+                WITH added (site, code, n) AS (VALUES \(values))
+                UPDATE link_list SET clicks_7d = link_list.clicks_7d + added.n FROM added
+                WHERE link_list.site = added.site AND link_list.code = added.code
+                """, chunk.flatMap { [SQLValue.text($0.site), .text($0.code), .integer(Int64($0.n))] })
+            start += chunk.count
         }
     }
 
