@@ -16,7 +16,21 @@ extension Console {
         ("target", "Target URL", "Where the link leads: a page of the site (a route) or an app link."),
         ("previewTitle", "Preview title", "The title chat apps and the landing page show."),
         ("previewDescription", "Preview description", "One or two sentences under the title."),
+        ("previewImage", "Preview image URL", "An https image (1200 × 630 works everywhere) instead of the route's."),
+        ("iosFallback", "iPhone fallback URL", "Where iPhones without the app go instead of the App Store."),
+        ("androidFallback", "Android fallback URL", "Where Android phones without the app go instead of Google Play."),
+        ("desktopFallback", "Desktop fallback URL", "Where desktop browsers go instead of the landing page."),
+        ("expiresAt", "Expires at", "An RFC 3339 time (e.g. 2027-01-31T00:00:00Z); after it the link answers 404. Empty: never."),
+        ("forcedRedirect", "Forced redirect", "Send every visitor straight to the target (or the platform's fallback), without the landing page."),
     ]
+
+    /// The fields that are checkboxes (sent as `true` when ticked, absent when not).
+    static let linkChecks: Set<String> = ["forcedRedirect"]
+
+    /// A field's form text as the API's JSON value (a ticked checkbox is `true`).
+    static func jsonValue(_ name: String, _ text: String) -> JSONValue {
+        linkChecks.contains(name) ? .bool(text == "true") : .string(text)
+    }
 
     /// `GET /console/links/new` and `GET /console/links/edit?site=&code=`.
     func linkForm(_ visit: Visit, editing: Bool) -> HTTPResponse {
@@ -38,7 +52,7 @@ extension Console {
         let table = runtime.snapshot.table
         let site = form["site"].flatMap { table.site(named: $0)?.name } ?? table.sites.first?.name ?? ""
         var object: [(key: String, value: JSONValue)] = [("site", .string(site))]
-        for f in Self.linkFields { if let v = form[f.name]?.trimmingCharacters(in: .whitespaces), !v.isEmpty { object.append((f.name, .string(v))) } }
+        for f in Self.linkFields { if let v = form[f.name]?.trimmingCharacters(in: .whitespaces), !v.isEmpty { object.append((f.name, Self.jsonValue(f.name, v))) } }
         var problems: [String: String] = [:]
         var created: ShortLink?
         switch LinkInput.new(.object(object), table: table) {
@@ -65,6 +79,8 @@ extension Console {
         let site = form["site"] ?? "", code = form["code"] ?? ""
         var patch: [(key: String, value: JSONValue)] = []
         for f in Self.linkFields where f.name != "code" {
+            // An unticked checkbox is not sent: the form always shows it, so absent is false.
+            if Self.linkChecks.contains(f.name) { patch.append((f.name, .bool(form[f.name] == "true"))); continue }
             guard let v = form[f.name]?.trimmingCharacters(in: .whitespaces) else { continue }
             patch.append((f.name, v.isEmpty ? (f.name == "target" ? .string("") : .null) : .string(v)))
         }
@@ -111,12 +127,16 @@ extension Console {
         ], body: body)
     }
 
-    private func actor(_ session: ConsoleSession, _ visit: Visit) -> AdminActor {
+    func actor(_ session: ConsoleSession, _ visit: Visit) -> AdminActor {
         AdminActor(name: session.name, via: session.via, scope: session.scope, client: visit.client)
     }
 
     static func values(of link: ShortLink) -> [String: String] {
-        ["code": link.code, "target": link.target, "previewTitle": link.previewTitle ?? "", "previewDescription": link.previewDescription ?? ""]
+        [
+            "code": link.code, "target": link.target, "previewTitle": link.previewTitle ?? "", "previewDescription": link.previewDescription ?? "",
+            "previewImage": link.previewImage ?? "", "iosFallback": link.iosFallback ?? "", "androidFallback": link.androidFallback ?? "",
+            "desktopFallback": link.desktopFallback ?? "", "expiresAt": link.expiresAt.map(ShortLink.iso) ?? "", "forcedRedirect": link.forcedRedirect ? "true" : "",
+        ]
     }
 
     private func formPage(_ visit: Visit, site: String, link: ShortLink?, values: [String: String], problems: [String: String], status: Int, notice: String? = nil) -> HTTPResponse {
@@ -125,6 +145,7 @@ extension Console {
             [
                 "name": .string(f.name), "label": .string(f.label), "hint": .string(f.hint), "value": .string(values[f.name] ?? ""),
                 "problem": problems[f.name].map(TemplateValue.string) ?? .null, "long": .bool(f.name == "previewDescription"),
+                "check": .bool(Self.linkChecks.contains(f.name)), "checked": .bool(values[f.name] == "true"),
             ]
         }
         // Problems of fields the form does not show (site, …) go on top.
@@ -140,16 +161,24 @@ extension Console {
             let url = link.url(table: table)
             context["code"] = .string(link.code)
             context["url"] = .string(url)
+            let card = previewCard(link)
             context["card"] = [
-                "title": .string(link.previewTitle ?? table.site(named: link.site)?.name ?? link.code),
-                "description": .string(link.previewDescription ?? ""), "host": .string(URL(string: url)?.host ?? ""),
+                "title": .string(card.title), "description": .string(card.description ?? ""), "host": .string(URL(string: url)?.host ?? ""),
+                "image": card.image.map(TemplateValue.string) ?? .null,
             ]
+            context["devices"] = .list(PreviewDevice.allCases.map { d in
+                ["id": .string(d.rawValue), "name": .string(d.name), "src": .string("/console/links/preview?device=\(d.rawValue)&site=\(PercentEncoding.encodeComponent(link.site))&code=\(PercentEncoding.encodeComponent(link.code))")]
+            })
+            context["deleteURL"] = .string("/console/links/delete?site=\(PercentEncoding.encodeComponent(link.site))&code=\(PercentEncoding.encodeComponent(link.code))")
             if let qr = QRCode(url) { context["qr"] = .html(qr.svg(label: "QR code for \(url)", pixelsPerModule: 4)) }
             let q = "site=\(PercentEncoding.encodeComponent(link.site))&code=\(PercentEncoding.encodeComponent(link.code))"
             context["qrSVG"] = .string("/console/links/qr.svg?\(q)")
             context["qrPNG"] = .string("/console/links/qr.png?\(q)")
         }
-        return page(ConsoleTemplates.compiled.linkForm, visit, context, status: status)
+        let response = page(ConsoleTemplates.compiled.linkForm, visit, context, status: status)
+        // The device previews are frames of this origin; the card's image may be on the site.
+        guard let link else { return response }
+        return Self.replacingCSP(response, Self.editorCSP(image: previewCard(link).image))
     }
 }
 

@@ -28,8 +28,8 @@ final class Console: Sendable {
         self.api = api
     }
 
-    /// The console's paths: `/` and everything under `/console/`.
-    static func handles(_ path: Substring) -> Bool { path == "/" || path.hasPrefix("/console/") }
+    /// The console's paths: `/`, `/links` (the list, as `/`) and everything under `/console/`.
+    static func handles(_ path: Substring) -> Bool { path == "/" || path == "/links" || path.hasPrefix("/console/") }
 
     /// POSTs read a small form body; other methods than GET, HEAD and POST are refused.
     func headReceived(_ request: HTTPRequest) -> HTTPHeadDecision {
@@ -112,14 +112,17 @@ final class Console: Sendable {
         let request = visit.request
         let path = request.rawPath
         if request.method == "POST" { return post(path, visit) }
+        if path.hasPrefix(Self.previewAssets) { return previewAsset(visit) }
         switch path {
         case "/console/console.css":
             return .dynamic(status: 200, headers: [("Content-Type", "text/css; charset=utf-8"), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")],
-                            body: Array((ConsoleTemplates.stylesheet + ConsoleTemplates.countsStylesheet).utf8))
-        case "/":
+                            body: Array((ConsoleTemplates.stylesheet + ConsoleTemplates.countsStylesheet + ConsoleTemplates.linksStylesheet).utf8))
+        case "/", "/links":
             guard visit.session != nil else { return signInPage(visit, problem: nil, status: 200) }
             return linksPage(visit, notice: nil)
         case "/console/links/new": return linkForm(visit, editing: false)
+        case "/console/links/delete": return deletePage(visit)
+        case "/console/links/preview": return preview(visit)
         case "/console/links/edit": return linkForm(visit, editing: true)
         case "/console/links/qr.svg": return qrDownload(visit, png: false)
         case "/console/links/qr.png": return qrDownload(visit, png: true)
@@ -160,7 +163,9 @@ final class Console: Sendable {
         case "/console/sign-out":
             endSession(id)
             return redirect("/", cookies: [Self.expiredCookie(Self.cookie, secure: visit.secure)])
-        case "/console/links/toggle", "/console/links/new", "/console/links/edit", "/console/import":
+        case "/console/links/bulk":
+            return bulk(visit, session: session, form: form)
+        case "/console/links/toggle", "/console/links/new", "/console/links/edit", "/console/import", "/console/links/delete":
             guard session.scope.allows(.write) else {
                 audit(AdminActor(name: session.name, via: session.via, scope: session.scope, client: visit.client).entry(
                     "refused", site: form["site"], code: form["code"], detail: ["path": .string(String(path))],
@@ -170,6 +175,7 @@ final class Console: Sendable {
             if path == "/console/import" { return importTakeout(visit, session: session, parts: parts ?? [:]) }
             if path == "/console/links/new" { return createLink(visit, session: session, form: form) }
             if path == "/console/links/edit" { return editLink(visit, session: session, form: form) }
+            if path == "/console/links/delete" { return deleteLink(visit, session: session, form: form) }
             return toggle(visit, session: session, form: form)
         default:
             return message(visit, "Not found", "The console has no form \(path).", status: 404)
@@ -259,41 +265,6 @@ final class Console: Sendable {
                     extra: extra + [("Set-Cookie", Self.sessionCookie(Self.signInCookie, csrf, secure: visit.secure, maxAge: 3600))])
     }
 
-    private func linksPage(_ visit: Visit, notice: String?, problem: String? = nil, status: Int = 200) -> HTTPResponse {
-        guard let session = visit.session else { return redirect("/") }
-        let table = runtime.snapshot.table
-        let query = AdminAPI.queryItems(visit.request.rawQuery)
-        let site = query["site"].flatMap { table.site(named: $0)?.name } ?? table.sites.first?.name ?? ""
-        let after = query["next"].map(PageCursor.decode)
-        let pageSize = 50
-        var listed: [ShortLink] = []
-        let read: Result<Void, LinkStoreError> = withStore { store throws(LinkStoreError) in
-            listed = try store.links(site: site, after: after, limit: pageSize + 1)
-        }
-        var problem = problem
-        if case let .failure(error) = read { problem = "The links cannot be read right now: \(error.description)" }
-        let more = listed.count > pageSize
-        if more { listed.removeLast() }
-        var notice = notice
-        if let done = query["done"], let code = query["code"], ["disabled", "enabled"].contains(done) { notice = "Link \(code) \(done)." }
-        let canWrite = session.scope.allows(.write)
-        let rows: [TemplateValue] = listed.map { link in
-            let disabled = link.disabled
-            return [
-                "code": .string(link.code), "target": .string(link.target), "title": .string(link.previewTitle ?? ""), "status": .string(link.status()),
-                "site": .string(link.site), "action": .string(disabled ? "enable" : "disable"), "actionLabel": .string(disabled ? "Enable" : "Disable"),
-                "canWrite": .bool(canWrite), "csrf": .string(session.csrf),
-                "editURL": .string("/console/links/edit?site=\(PercentEncoding.encodeComponent(link.site))&code=\(PercentEncoding.encodeComponent(link.code))"),
-            ]
-        }
-        let next: TemplateValue = more ? .string("/?site=\(PercentEncoding.encodeComponent(site))&next=\(PageCursor.encode(site: site, code: listed[listed.count - 1].code))") : .null
-        return page(ConsoleTemplates.compiled.links, visit, [
-            "title": "Links", "onLinks": true, "site": .string(site), "canWrite": .bool(canWrite), "sites": .list(table.sites.map { ["name": .string($0.name), "selected": .bool($0.name == site)] }),
-            "links": .list(rows), "hasLinks": .bool(!rows.isEmpty), "more": .bool(more), "count": .int(rows.count), "next": next,
-            "notice": notice.map(TemplateValue.string) ?? .null, "problem": problem.map(TemplateValue.string) ?? .null,
-        ], status: status)
-    }
-
     private func auditPage(_ visit: Visit) -> HTTPResponse {
         let query = AdminAPI.queryItems(visit.request.rawQuery)
         let before = query["before"].flatMap { Int64($0) }
@@ -380,7 +351,7 @@ final class Console: Sendable {
         }
     }
 
-    private func audit(_ entry: AuditEntry) {
+    func audit(_ entry: AuditEntry) {
         if case let .failure(error) = withStore({ store throws(LinkStoreError) in try store.appendAudit([entry]) }) {
             runtime.log.event("audit_write_failed", [("message", .string(error.description))])
         }

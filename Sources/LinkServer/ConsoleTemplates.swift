@@ -62,58 +62,6 @@ enum ConsoleTemplates {
         {{> end}}
         """
 
-    static let links = """
-        {{> begin}}
-        <main>
-        <h1>Links</h1>
-        {{> flash}}
-        <form class="filter" method="get" action="/">
-        <label for="site">Site</label>
-        <select id="site" name="site">{{#sites}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/sites}}</select>
-        <button type="submit">Show</button>
-        </form>
-        {{#canWrite}}<p><a class="button" href="/console/links/new?site={{site}}">New link</a></p>{{/canWrite}}
-        {{#hasLinks}}<div class="table-wrap"><table>
-        <caption>Short links of {{site}}{{#more}} (first {{count}}){{/more}}</caption>
-        <thead><tr><th scope="col">Code</th><th scope="col">Target</th><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Action</th></tr></thead>
-        <tbody>
-        {{#links}}<tr><td data-label="Code"><a href="{{editURL}}"><code>{{code}}</code></a></td><td class="url" data-label="Target">{{target}}</td><td data-label="Title">{{title}}</td><td data-label="Status"><span class="status {{status}}">{{status}}</span></td>
-        <td data-label="Action">{{#canWrite}}<form method="post" action="/console/links/toggle"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="site" value="{{site}}"><input type="hidden" name="code" value="{{code}}"><input type="hidden" name="action" value="{{action}}"><button type="submit" aria-label="{{actionLabel}} {{code}}">{{actionLabel}}</button></form>{{/canWrite}}{{^canWrite}}<span class="muted">read only</span>{{/canWrite}}</td></tr>
-        {{/links}}</tbody>
-        </table></div>
-        {{#next}}<p><a href="{{next}}">Next page</a></p>{{/next}}{{/hasLinks}}
-        {{^hasLinks}}<p>No short links on {{site}} yet.</p>{{/hasLinks}}
-        </main>
-        {{> end}}
-        """
-
-    static let linkForm = """
-        {{> begin}}
-        <main class="narrow">
-        <h1>{{title}}</h1>
-        {{> flash}}
-        {{#editing}}<p>Short link: <a href="{{url}}">{{url}}</a></p>{{/editing}}
-        <form method="post" action="{{#editing}}/console/links/edit{{/editing}}{{^editing}}/console/links/new{{/editing}}">
-        <input type="hidden" name="csrf" value="{{csrf}}">
-        {{#editing}}<input type="hidden" name="site" value="{{site}}"><input type="hidden" name="code" value="{{code}}">{{/editing}}
-        {{^editing}}<label for="site">Site</label>
-        <select id="site" name="site">{{#sites}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/sites}}</select>{{/editing}}
-        {{#fields}}<label for="{{name}}">{{label}}</label>
-        {{#long}}<textarea id="{{name}}" name="{{name}}" rows="3" aria-describedby="{{name}}-hint{{#problem}} {{name}}-problem{{/problem}}"{{#problem}} aria-invalid="true"{{/problem}}>{{value}}</textarea>{{/long}}{{^long}}<input id="{{name}}" name="{{name}}" type="text" value="{{value}}" aria-describedby="{{name}}-hint{{#problem}} {{name}}-problem{{/problem}}"{{#problem}} aria-invalid="true"{{/problem}}>{{/long}}
-        {{#problem}}<p class="field-problem" id="{{name}}-problem">{{problem}}</p>{{/problem}}
-        <p class="hint" id="{{name}}-hint">{{hint}}</p>
-        {{/fields}}
-        <button type="submit">{{#editing}}Save{{/editing}}{{^editing}}Create link{{/editing}}</button>
-        </form>
-        {{#card}}<h2>Preview card</h2>
-        <div class="card" id="preview-card"><p class="card-host">{{host}}</p><p class="card-title">{{title}}</p>{{#description}}<p class="card-description">{{description}}</p>{{/description}}</div>{{/card}}
-        {{#qr}}<h2>QR code</h2>
-        <figure class="qr">{{{qr}}}</figure>
-        <p><a href="{{qrSVG}}" download>Download SVG</a> · <a href="{{qrPNG}}" download>Download PNG</a></p>{{/qr}}
-        </main>
-        {{> end}}
-        """
-
     static let routes = """
         {{> begin}}
         <main>

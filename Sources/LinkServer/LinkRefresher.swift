@@ -41,6 +41,7 @@ public final class LinkRefresher: Sendable {
         var outage: (since: ContinuousClock.Instant, message: String)?
     }
     private let state = Locked(State())
+    private let searchIndexWarned = Locked(false)
 
     struct FileID: Equatable {
         var device: UInt64
@@ -166,6 +167,7 @@ public final class LinkRefresher: Sendable {
             } else {
                 store = try LinkStore(reading: location)
                 s.store = store
+                noteSearchIndex(store, storage: location.description)
             }
             let revision = try store.revision()
             // After an outage the file may be another one (a restored backup, a new file)
@@ -207,6 +209,13 @@ public final class LinkRefresher: Sendable {
             if case .postgres = location, error.kind != .unavailable { s.store = nil }
             failed(&s, storage: location.description, error)
         }
+    }
+
+    /// PostgreSQL: warns once when the console's link search has no trigram index (pg_trgm
+    /// missing and not creatable by this role), with the fix.
+    private func noteSearchIndex(_ store: LinkStore, storage: String) {
+        guard let why = try? store.searchIndexMissing(), !searchIndexWarned.withLock({ w in defer { w = true }; return w }) else { return }
+        log.event("links_search_unindexed", [("storage", .string(storage)), ("reason", .string(why))])
     }
 
     /// Logs where the SQLite file is when it defaulted to the data directory (a read-only config mount).

@@ -212,6 +212,7 @@ extension LinkStore {
                     values.append(.integer(Int64(r.count)))
                 }
                 try LinkStore.addRollups(db, rows, referrers: referrers)
+                try LinkStore.addRecentClicks(db, rows)
             }
         }
     }
@@ -254,6 +255,7 @@ extension LinkStore {
         try withDB { db throws(LinkStoreError) in
             try db.transaction { () throws(LinkStoreError) in
                 try LinkStore.trimReferrers(db, table: "click_referrers_daily", period: "day", from: ClickDay.adding(-2, to: today), keep: referrersPerDay)
+                try LinkStore.slideRecentClicks(db, today: today, cutoff: cutoff)
                 let counts = ClickCountRow.countColumns
                 try db.query(
                     """

@@ -86,6 +86,8 @@ public final class LinkStore: Sendable {
         LinkStore.auditMigration,
         // The console's sessions (ConsoleSessionStore.swift).
         LinkStore.consoleSessionMigration,
+        // The console's list: by creation time, by recent clicks, searched (LinkStore+Console.swift).
+        (LinkStore.linkListVersion, "links list indexes", LinkStore.linkListIndex),
     ]
 
     /// The schema version this build writes.

@@ -36,6 +36,7 @@ extension LinkStore {
         auditMigration.version: auditMigrationPostgres,
         7: "COMMENT ON TABLE clicks_daily IS 'click counts per link, route and UTC day (linkwell)';",
         changeLogMigration.version: changeLogPostgres,
+        12: linkListIndexPostgres,
     ]
 
     /// Migration `version`'s SQLite text with `WITHOUT ROWID` left out and INTEGER as BIGINT.

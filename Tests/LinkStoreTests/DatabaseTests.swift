@@ -106,7 +106,7 @@ import Testing
         let store = try LinkStore(path: path)
         #expect(try store.clickReport(ClickQuery()) == before)
         var layouts: [String: String] = [:]
-        try SQLiteConnection(path: path).query("SELECT name, sql FROM sqlite_master WHERE name LIKE 'click%'", []) { r in
+        try SQLiteConnection(path: path).query("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name LIKE 'click%'", []) { r in
             layouts[r.text(0) ?? ""] = r.text(1) ?? ""
         }
         let perLink = ["click_referrers_daily", "click_referrers_monthly", "clicks_daily", "clicks_monthly"]
