@@ -11,8 +11,10 @@
 // the slow way. An input with a byte whose mapping was not learned is refused at write time the
 // same way (`write` returns false).
 
-/// How one slot's characters come out at one place of a compiled text.
-public struct SlotEscaper: Sendable, Equatable {
+/// How one slot's characters come out at one place of a compiled text. A class: a page writes
+/// through the same few escapers at many places, each use a reference rather than a copy of
+/// its tables.
+public final class SlotEscaper: Sendable, Equatable {
     /// The outputs of the learned ASCII bytes, back to back: byte `b`'s is
     /// `outputs[starts[b] ..< starts[b + 1]]`.
     let outputs: [UInt8]
@@ -31,6 +33,11 @@ public struct SlotEscaper: Sendable, Equatable {
     let isIdentity: Bool
 
     static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    public static func == (a: SlotEscaper, b: SlotEscaper) -> Bool {
+        a === b || (a.outputs == b.outputs && a.starts == b.starts && a.learnedLow == b.learnedLow && a.learnedHigh == b.learnedHigh
+            && a.nonASCII == b.nonASCII && a.identityLow == b.identityLow && a.identityHigh == b.identityHigh && a.isIdentity == b.isIdentity)
+    }
 
     init?(ascii: [[UInt8]?], nonASCII: [UInt8]?) {
         var outputs: [UInt8] = []
@@ -191,6 +198,37 @@ public struct CompiledText: Sendable, Equatable {
             }
         }
     }
+
+    /// Writes the text for `values` as spans (`start, end` pairs, in output order) over the
+    /// literal followed by `written`: literal ranges by reference, only the slots' escaped bytes
+    /// appended to `written`. Offsets at or past `literalBytes` are `written`'s, less
+    /// `literalBytes`. False as for `write(_:into:)`.
+    public func write(_ values: [Substring], written: inout [UInt8], spans: inout [Int32]) -> Bool {
+        let base = Int32(literal.count)
+        return escapers.withUnsafeBufferPointer { escapers in
+            for p in pieces {
+                if p.end > p.start {
+                    spans.append(p.start)
+                    spans.append(p.end)
+                }
+                if p.slot >= 0 {
+                    let before = written.count
+                    guard escapers[Int(p.escaper)].append(values[Int(p.slot)].utf8, to: &written) else { return false }
+                    if written.count > before {
+                        spans.append(base + Int32(before))
+                        spans.append(base + Int32(written.count))
+                    }
+                }
+            }
+            return true
+        }
+    }
+
+    /// Room for the spans of one `write(_:written:spans:)` (two per literal, two per slot).
+    public var spanCapacity: Int { pieces.count * 4 }
+
+    /// The literal bytes (what `write(_:written:spans:)`'s literal spans point into).
+    public var literalStorage: [UInt8] { literal }
 
     /// The text for `values`, or nil (see `write`).
     public func bytes(_ values: [Substring]) -> [UInt8]? {

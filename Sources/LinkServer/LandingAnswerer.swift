@@ -93,9 +93,14 @@ final class LandingAnswerer: Sendable {
         let page = shipped.compiledPage(for: request.match, site: site, browser: request.visitor.browser, catalog: catalog)
         // The renderer's parts, not a copy of the whole renderer.
         guard let made = page.compiled?.answer(match: request.match, site: site, display: shipped.landing.parameterDisplay,
-                                               qrCode: shipped.landing.qrCode, previewCard: shipped.landing.previewCard, locale: catalog.tag)
+                                               qrCode: shipped.landing.qrCode, previewCard: shipped.landing.previewCard, locale: catalog.tag,
+                                               byReference: true)
         else { return nil }
         switch made {
+        case let .spans(literal, written, spans):
+            // The literal is sent in place; only the parameters' bytes were written.
+            let body = SpanBody(constant: literal, written: written, spans: spans)
+            return LinkAnswer(answer: .page(.spans(status: 200, headers: LandingRenderer.pageHeaders(for: site), body: body)), outcome: .appPage)
         case let .page(body):
             return LinkAnswer(answer: .page(LandingPageRenderer.compiledPage(body, site: site)), outcome: .appPage)
         case let .redirect(location):
