@@ -69,14 +69,14 @@ public final class SlotEscaper: Sendable, Equatable {
 
     /// Appends `value` escaped; false (nothing meaningful written) when it has an unlearned byte.
     @inline(__always)
-    func append(_ value: Substring.UTF8View, to out: inout [UInt8]) -> Bool {
+    func append(_ value: Substring, to out: inout [UInt8]) -> Bool {
+        // `withUTF8` lends the substring's own bytes (a bridged one is made native first).
+        var value = value
         if isIdentity {
-            if value.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil { out.append(contentsOf: Array(value)) }
+            value.withUTF8 { out.append(contentsOf: $0) }
             return true
         }
-        if let done = value.withContiguousStorageIfAvailable({ append($0, to: &out) }) { return done }
-        let copy = Array(value)
-        return copy.withUnsafeBufferPointer { append($0, to: &out) }
+        return value.withUTF8 { append($0, to: &out) }
     }
 
     func append(_ value: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) -> Bool {
@@ -192,7 +192,7 @@ public struct CompiledText: Sendable, Equatable {
             escapers.withUnsafeBufferPointer { escapers in
                 for p in pieces {
                     if p.end > p.start { out.append(contentsOf: UnsafeBufferPointer(rebasing: literal[Int(p.start)..<Int(p.end)])) }
-                    if p.slot >= 0, !escapers[Int(p.escaper)].append(values[Int(p.slot)].utf8, to: &out) { return false }
+                    if p.slot >= 0, !escapers[Int(p.escaper)].append(values[Int(p.slot)], to: &out) { return false }
                 }
                 return true
             }
@@ -213,7 +213,7 @@ public struct CompiledText: Sendable, Equatable {
                 }
                 if p.slot >= 0 {
                     let before = written.count
-                    guard escapers[Int(p.escaper)].append(values[Int(p.slot)].utf8, to: &written) else { return false }
+                    guard escapers[Int(p.escaper)].append(values[Int(p.slot)], to: &written) else { return false }
                     if written.count > before {
                         spans.append(base + Int32(before))
                         spans.append(base + Int32(written.count))

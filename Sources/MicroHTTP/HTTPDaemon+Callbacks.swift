@@ -524,7 +524,8 @@ enum MHDCallbacks {
     ) -> MHD_Result {
         defer { MHD_destroy_response(response) }
         for (name, value) in headers {
-            _ = MHD_add_response_header(response, name, value)
+            // withCString lends a native string's own NUL-terminated storage (no C copy made).
+            _ = name.withCString { n in value.withCString { v in MHD_add_response_header(response, n, v) } }
         }
         if closing {
             _ = MHD_add_response_header(response, "Connection", "close")
