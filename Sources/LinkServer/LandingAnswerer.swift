@@ -79,9 +79,10 @@ final class LandingAnswerer: Sendable {
         return make(request, facts: facts, prepared: false)
     }
 
-    /// The not-found page (the shipped one: prepared once per site, platform and language).
+    /// The not-found page with `LandingRenderer.missHeader` (the shipped one: prepared once per
+    /// site, platform and language, and carrying the header already — not searched per request).
     func notFound(site: Site, visitor: Visitor, facts: RequestFacts) -> HTTPResponse {
-        guard let shipped, let catalog = visitor.catalog else { return renderer.notFound(site: site.compiled, request: facts) }
+        guard let shipped, let catalog = visitor.catalog else { return Responder.marked(renderer.notFound(site: site.compiled, request: facts)) }
         return shipped.notFound(site: site.compiled, platform: visitor.browser.platform, catalog: catalog)
     }
 
