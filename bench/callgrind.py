@@ -66,7 +66,10 @@ HONEST_TUNABLES = "glibc.cpu.x86_rep_stosb_threshold=2147483647:glibc.cpu.x86_re
 # Linkwell's link refresher polls the link database twice a second on its own thread: work per
 # second, not per request, which a run slowed down by valgrind would charge to its requests. Its
 # thread (the one that runs `closure #1 in LinkRefresher.start(storage:)`, mangled) is left out.
-REFRESHER_LOOP = re.compile(r"^c?fn=(\(\d+\) )?\$s10LinkServer0A9RefresherC5start7storage\S*fU_$", re.M)
+# The click recorder's flush thread is the same kind of work: one SQLite transaction every
+# `clicks.flushSeconds` of wall time (`closure #1 in ClickRecorder.start()`), left out too; the
+# count of each click stays on the request thread.
+REFRESHER_LOOP = re.compile(r"^c?fn=(\(\d+\) )?\$s10LinkServer(0A9RefresherC5start7storage|13ClickRecorderC5start)\S*fU_$", re.M)
 # The allocators whose calls are counted (glibc's names and their internal aliases).
 ALLOCATORS = {"malloc": "malloc", "__libc_malloc": "malloc", "calloc": "calloc", "__libc_calloc": "calloc",
               "realloc": "realloc", "__libc_realloc": "realloc", "posix_memalign": "posix_memalign",
@@ -473,7 +476,7 @@ def main():
             "method": "(Ir(warm-up + N requests) - Ir(warm-up only)) / N, user space, all threads; "
                       "GLIBC_TUNABLES raises glibc's rep stosb/movsb thresholds for both servers (honest counts); "
                       "malloc per request: callgrind's call count of malloc, the same difference; "
-                      "Linkwell's link refresher thread (a poll every 500 ms) left out; "
+                      "Linkwell's link refresher thread (a poll every 500 ms) and click flush thread left out; "
                       "Linkwell --threads 1 --admin off; nginx master_process off, worker_processes 1; "
                       "one keep-alive connection, one request at a time",
         },

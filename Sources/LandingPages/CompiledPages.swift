@@ -102,7 +102,7 @@ public struct CompiledLandingPage: Sendable {
     /// `answer(match:site:renderer:locale:)` with only what it reads of the renderer (a caller that
     /// holds the renderer in a class passes these without copying the whole renderer).
     public func answer(match: LinkMatch, site: CompiledSite, display: ParameterDisplay, qrCode: (String, String) -> TrustedHTML?,
-                       previewCard: ((PreviewCard) -> String?)?, locale: String) -> Outcome? {
+                       previewCard: ((PreviewCard) -> String?)?, locale: String, byReference: Bool = false) -> Outcome? {
         guard match.route == route, match.iosAppIDs == iosAppIDs, match.androidPackages == androidPackages else { return nil }
         for (name, value) in fixed where match.parameters[name] != value { return nil }
         // A value the page may not show in its text: rendered the slow way, with the app's name.
@@ -136,6 +136,14 @@ public struct CompiledLandingPage: Sendable {
             }
             values.append(Substring(qr))
             values.append(Substring(cardPath))
+            if byReference {
+                var written: [UInt8] = []
+                written.reserveCapacity(qr.utf8.count + 512)
+                var spans: [Int32] = []
+                spans.reserveCapacity(body.spanCapacity)
+                return body.write(values, written: &written, spans: &spans)
+                    ? .spans(literal: body.literalStorage, written: written, spans: spans) : nil
+            }
             var out: [UInt8] = []
             out.reserveCapacity(body.literalBytes + qr.utf8.count + 512)
             return body.write(values, into: &out) ? .page(out) : nil
@@ -144,6 +152,9 @@ public struct CompiledLandingPage: Sendable {
 
     public enum Outcome: Sendable, Equatable {
         case page([UInt8])
+        /// The page as spans over the compiled literal and this request's bytes
+        /// (`CompiledText.write(_:written:spans:)`); only with `byReference`.
+        case spans(literal: [UInt8], written: [UInt8], spans: [Int32])
         case redirect(String)
     }
 

@@ -11,8 +11,10 @@
 // the slow way. An input with a byte whose mapping was not learned is refused at write time the
 // same way (`write` returns false).
 
-/// How one slot's characters come out at one place of a compiled text.
-public struct SlotEscaper: Sendable, Equatable {
+/// How one slot's characters come out at one place of a compiled text. A class: a page writes
+/// through the same few escapers at many places, each use a reference rather than a copy of
+/// its tables.
+public final class SlotEscaper: Sendable, Equatable {
     /// The outputs of the learned ASCII bytes, back to back: byte `b`'s is
     /// `outputs[starts[b] ..< starts[b + 1]]`.
     let outputs: [UInt8]
@@ -31,6 +33,11 @@ public struct SlotEscaper: Sendable, Equatable {
     let isIdentity: Bool
 
     static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    public static func == (a: SlotEscaper, b: SlotEscaper) -> Bool {
+        a === b || (a.outputs == b.outputs && a.starts == b.starts && a.learnedLow == b.learnedLow && a.learnedHigh == b.learnedHigh
+            && a.nonASCII == b.nonASCII && a.identityLow == b.identityLow && a.identityHigh == b.identityHigh && a.isIdentity == b.isIdentity)
+    }
 
     init?(ascii: [[UInt8]?], nonASCII: [UInt8]?) {
         var outputs: [UInt8] = []
@@ -62,14 +69,14 @@ public struct SlotEscaper: Sendable, Equatable {
 
     /// Appends `value` escaped; false (nothing meaningful written) when it has an unlearned byte.
     @inline(__always)
-    func append(_ value: Substring.UTF8View, to out: inout [UInt8]) -> Bool {
+    func append(_ value: Substring, to out: inout [UInt8]) -> Bool {
+        // `withUTF8` lends the substring's own bytes (a bridged one is made native first).
+        var value = value
         if isIdentity {
-            if value.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil { out.append(contentsOf: Array(value)) }
+            value.withUTF8 { out.append(contentsOf: $0) }
             return true
         }
-        if let done = value.withContiguousStorageIfAvailable({ append($0, to: &out) }) { return done }
-        let copy = Array(value)
-        return copy.withUnsafeBufferPointer { append($0, to: &out) }
+        return value.withUTF8 { append($0, to: &out) }
     }
 
     func append(_ value: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) -> Bool {
@@ -185,12 +192,43 @@ public struct CompiledText: Sendable, Equatable {
             escapers.withUnsafeBufferPointer { escapers in
                 for p in pieces {
                     if p.end > p.start { out.append(contentsOf: UnsafeBufferPointer(rebasing: literal[Int(p.start)..<Int(p.end)])) }
-                    if p.slot >= 0, !escapers[Int(p.escaper)].append(values[Int(p.slot)].utf8, to: &out) { return false }
+                    if p.slot >= 0, !escapers[Int(p.escaper)].append(values[Int(p.slot)], to: &out) { return false }
                 }
                 return true
             }
         }
     }
+
+    /// Writes the text for `values` as spans (`start, end` pairs, in output order) over the
+    /// literal followed by `written`: literal ranges by reference, only the slots' escaped bytes
+    /// appended to `written`. Offsets at or past `literalBytes` are `written`'s, less
+    /// `literalBytes`. False as for `write(_:into:)`.
+    public func write(_ values: [Substring], written: inout [UInt8], spans: inout [Int32]) -> Bool {
+        let base = Int32(literal.count)
+        return escapers.withUnsafeBufferPointer { escapers in
+            for p in pieces {
+                if p.end > p.start {
+                    spans.append(p.start)
+                    spans.append(p.end)
+                }
+                if p.slot >= 0 {
+                    let before = written.count
+                    guard escapers[Int(p.escaper)].append(values[Int(p.slot)], to: &written) else { return false }
+                    if written.count > before {
+                        spans.append(base + Int32(before))
+                        spans.append(base + Int32(written.count))
+                    }
+                }
+            }
+            return true
+        }
+    }
+
+    /// Room for the spans of one `write(_:written:spans:)` (two per literal, two per slot).
+    public var spanCapacity: Int { pieces.count * 4 }
+
+    /// The literal bytes (what `write(_:written:spans:)`'s literal spans point into).
+    public var literalStorage: [UInt8] { literal }
 
     /// The text for `values`, or nil (see `write`).
     public func bytes(_ values: [Substring]) -> [UInt8]? {

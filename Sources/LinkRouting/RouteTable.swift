@@ -302,8 +302,12 @@ public struct RouteTable: Sendable {
     /// The site for a Host header value (port and trailing dot ignored); with one site, or a
     /// default site, every host gets one.
     public func site(forHost rawHost: String, fallbackToDefault: Bool = true) -> CompiledSite? {
-        // Fast path: already a lower-case ASCII host name without port or trailing dot (what
-        // URLParts and most Host headers give): one dictionary lookup, no allocation.
+        // An ASCII host (what Host headers carry) is read on its bytes: no String, no hashing
+        // of one; a non-ASCII one goes the String way below (Unicode lower-casing).
+        if let found = rawHost.utf8.withContiguousStorageIfAvailable({ siteIndex(hostBytes: $0, fallbackToDefault: fallbackToDefault) }),
+           let index = found {
+            return index.map { sites[$0] }
+        }
         if let i = hostIndex[rawHost] { return sites[i] }
         var host = Substring(rawHost)
         if host.utf8.first == UInt8(ascii: "[") {
@@ -320,6 +324,43 @@ public struct RouteTable: Sendable {
         for w in wildcardIndex where hLength == w.suffix.utf8.count - 1 && h == String(w.suffix.dropFirst()) { return sites[w.site] }
         if fallbackToDefault, let d = defaultSite { return sites[d] }
         return nil
+    }
+
+    /// `site(forHost:)`'s index over the Host value's bytes; nil when the host (less its port
+    /// and trailing dot) is not ASCII.
+    private func siteIndex(hostBytes all: Bytes, fallbackToDefault: Bool) -> Int?? {
+        var end = all.count
+        if end > 0 && all[0] == UInt8(ascii: "[") {
+            if let close = all.firstIndex(of: UInt8(ascii: "]"), in: 0..<end) { end = close + 1 }
+        } else if let colon = all.lastIndex(of: UInt8(ascii: ":"), in: 0..<end) {
+            end = colon
+        }
+        if end > 0 && all[end - 1] == UInt8(ascii: ".") { end -= 1 }
+        let host = all.slice(0..<end)
+        guard host.isASCII else { return nil }
+        if let i = hostTable.find(parent: 0, host, lowercasing: true) { return .some(i) }
+        for w in wildcardIndex {
+            let suffix = w.suffix.utf8
+            let n = suffix.count
+            // `*.example.com` serves its subdomains, and its root (`example.com`) serves the files too.
+            if host.count > n, Self.lowercasedEquals(host.slice((host.count - n)..<host.count), suffix) { return .some(w.site) }
+        }
+        for w in wildcardIndex {
+            let root = w.suffix.utf8.dropFirst()
+            if host.count == root.count, Self.lowercasedEquals(host, root) { return .some(w.site) }
+        }
+        return .some(fallbackToDefault ? defaultSite : nil)
+    }
+
+    /// Whether `bytes`, ASCII letters lower-cased, are the bytes of `text`.
+    private static func lowercasedEquals<C: Collection>(_ bytes: Bytes, _ text: C) -> Bool where C.Element == UInt8 {
+        guard bytes.count == text.count else { return false }
+        var i = 0
+        for t in text {
+            if ByteText.asciiLower(bytes[i]) != t { return false }
+            i += 1
+        }
+        return true
     }
 
     /// The site with this `name`, or that lists `name` as an exact domain (case-insensitive).

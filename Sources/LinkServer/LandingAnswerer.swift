@@ -79,9 +79,10 @@ final class LandingAnswerer: Sendable {
         return make(request, facts: facts, prepared: false)
     }
 
-    /// The not-found page (the shipped one: prepared once per site, platform and language).
+    /// The not-found page with `LandingRenderer.missHeader` (the shipped one: prepared once per
+    /// site, platform and language, and carrying the header already — not searched per request).
     func notFound(site: Site, visitor: Visitor, facts: RequestFacts) -> HTTPResponse {
-        guard let shipped, let catalog = visitor.catalog else { return renderer.notFound(site: site.compiled, request: facts) }
+        guard let shipped, let catalog = visitor.catalog else { return Responder.marked(renderer.notFound(site: site.compiled, request: facts)) }
         return shipped.notFound(site: site.compiled, platform: visitor.browser.platform, catalog: catalog)
     }
 
@@ -93,9 +94,14 @@ final class LandingAnswerer: Sendable {
         let page = shipped.compiledPage(for: request.match, site: site, browser: request.visitor.browser, catalog: catalog)
         // The renderer's parts, not a copy of the whole renderer.
         guard let made = page.compiled?.answer(match: request.match, site: site, display: shipped.landing.parameterDisplay,
-                                               qrCode: shipped.landing.qrCode, previewCard: shipped.landing.previewCard, locale: catalog.tag)
+                                               qrCode: shipped.landing.qrCode, previewCard: shipped.landing.previewCard, locale: catalog.tag,
+                                               byReference: true)
         else { return nil }
         switch made {
+        case let .spans(literal, written, spans):
+            // The literal is sent in place; only the parameters' bytes were written.
+            let body = SpanBody(constant: literal, written: written, spans: spans)
+            return LinkAnswer(answer: .page(.spans(status: 200, headers: LandingRenderer.pageHeaders(for: site), body: body)), outcome: .appPage)
         case let .page(body):
             return LinkAnswer(answer: .page(LandingPageRenderer.compiledPage(body, site: site)), outcome: .appPage)
         case let .redirect(location):

@@ -169,6 +169,8 @@ public final class LandingPageRenderer: PageRenderer {
     public func answer(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> PageAnswer? {
         switch compiledAnswer(for: match, site: site, request: request) {
         case let .page(body)?: .page(Self.compiledPage(body, site: site))
+        case let .spans(literal, written, spans)?:
+            .page(.spans(status: 200, headers: LandingRenderer.pageHeaders(for: site), body: SpanBody(constant: literal, written: written, spans: spans)))
         case let .redirect(location)?: .redirect(location)
         case nil: nil
         }

@@ -75,6 +75,7 @@ extension HTTPResponse {
         switch self {
         case let .prepared(p): p.bodyCount
         case let .dynamic(_, _, body): body.count
+        case let .spans(_, _, body): body.count
         }
     }
 }

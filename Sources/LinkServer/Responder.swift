@@ -202,7 +202,7 @@ public enum Responder {
         if let target = r.compiled.config.notFound?.redirect, !target.contains("\r"), !target.contains("\n") {
             missed = r.redirected(target, route: nil, varies: false)
         } else {
-            missed = r.result(marked(r.snapshot.answerer.notFound(site: r.site, visitor: visitor, facts: r.facts)), .notFound)
+            missed = r.result(r.snapshot.answerer.notFound(site: r.site, visitor: visitor, facts: r.facts), .notFound)
         }
         missed.click = ClickEvent(visitor: visitor, site: r.site.name, outcome: .notFound)
         return missed

@@ -47,9 +47,13 @@ extension Responder {
     /// The code of a short-link path under `prefix` (`/l/abc1` → `abc1`), or nil.
     @inline(__always)
     static func shortLinkCode(_ path: Substring, prefix: String) -> Substring? {
-        guard path.utf8.count > prefix.utf8.count, path.hasPrefix(prefix) else { return nil }
-        let code = path.dropFirst(prefix.count)
-        return code.contains("/") ? nil : code
+        // On the path's bytes: no Character walk and no Foundation substring search per request.
+        let bytes = path.utf8
+        let start = prefix.utf8.count
+        guard bytes.count > start, bytes.starts(with: prefix.utf8) else { return nil }
+        let code = bytes[bytes.index(bytes.startIndex, offsetBy: start)...]
+        guard !code.contains(UInt8(ascii: "/")) else { return nil }
+        return Substring(code)
     }
 
     /// True for the site's root (or prefix) with a `link` parameter: an FDL long link.

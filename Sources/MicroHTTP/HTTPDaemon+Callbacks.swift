@@ -490,6 +490,11 @@ enum MHDCallbacks {
             return body.withUnsafeBytes { bytes in
                 queueCopy(status: status, headers: headers, body: bytes, closing: closing, on: connection)
             }
+        case let .spans(status, headers, body):
+            guard (100...999).contains(status), let made = body.makeResponse() else { return .NO }
+            request.status = status
+            request.bodyBytes = isHead ? 0 : body.count
+            return queueMade(made, status: status, headers: headers, closing: closing, on: connection)
         }
     }
 
@@ -509,9 +514,18 @@ enum MHDCallbacks {
         guard let response = MHD_create_response_from_buffer(body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), .RESPMEM_MUST_COPY) else {
             return .NO
         }
+        return queueMade(response, status: status, headers: headers, closing: closing, on: connection)
+    }
+
+    /// Adds `headers` (and `Connection: close` when `closing`) to a response made for this
+    /// request, queues it and drops this function's reference to it.
+    private static func queueMade(
+        _ response: OpaquePointer, status: Int, headers: [(String, String)], closing: Bool, on connection: OpaquePointer
+    ) -> MHD_Result {
         defer { MHD_destroy_response(response) }
         for (name, value) in headers {
-            _ = MHD_add_response_header(response, name, value)
+            // withCString lends a native string's own NUL-terminated storage (no C copy made).
+            _ = name.withCString { n in value.withCString { v in MHD_add_response_header(response, n, v) } }
         }
         if closing {
             _ = MHD_add_response_header(response, "Connection", "close")

@@ -5,12 +5,16 @@ public enum HTTPResponse: Sendable {
     /// A response built for this request; the body is copied into libmicrohttpd once.
     /// `Content-Length` and `Date` are added by libmicrohttpd.
     case dynamic(status: Int, headers: [(String, String)], body: [UInt8])
+    /// A response built for this request from byte ranges sent in place (`SpanBody`): shared
+    /// constant bytes by reference, only this request's own bytes written.
+    case spans(status: Int, headers: [(String, String)], body: SpanBody)
 
     /// The status code this response is sent with.
     public var status: Int {
         switch self {
         case let .prepared(prepared): prepared.status
         case let .dynamic(status, _, _): status
+        case let .spans(status, _, _): status
         }
     }
 
@@ -19,6 +23,7 @@ public enum HTTPResponse: Sendable {
         switch self {
         case let .prepared(prepared): prepared.headers
         case let .dynamic(_, headers, _): headers
+        case let .spans(_, headers, _): headers
         }
     }
 
@@ -27,12 +32,21 @@ public enum HTTPResponse: Sendable {
         switch self {
         case let .prepared(prepared): prepared.body
         case let .dynamic(_, _, body): body
+        case let .spans(_, _, body): body.bytes
         }
     }
 
     /// The first value of response header `name`, compared case-insensitively.
     public func header(_ name: String) -> String? {
-        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        headers.first { Self.sameName($0.0, name) }?.1
+    }
+
+    /// Header names equal ignoring ASCII case (names are tokens: ASCII), compared on their bytes
+    /// without making lowercased copies.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        @inline(__always) func lower(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c | 0x20 : c }
+        return a.utf8.elementsEqual(b.utf8) { lower($0) == lower($1) }
     }
 }
 

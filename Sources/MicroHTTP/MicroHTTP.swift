@@ -6,7 +6,7 @@
 //   HTTPHandler         request → response, called concurrently on daemon threads
 //   HTTPRequest         method, raw target, lazy header/peer lookups
 //   RequestFacts        plain values of a request, so a response can be computed without a socket
-//   HTTPResponse        .prepared (built once, reused) or .dynamic
+//   HTTPResponse        .prepared (built once, reused), .dynamic, or .spans (SpanBody: shared bytes by reference)
 //   PreparedResponse    an MHD response over a buffer it owns
 //   EntityTag, ConditionalResponse   strong ETags and the 200/304 pair
 //   ListenAddress       numeric IPv4/IPv6 host + port

@@ -127,6 +127,19 @@ struct CompiledPageTests {
                     if case let .page(response)? = answer, case .landing = decision {
                         #expect(response.body == landing.page(for: match, site: site, browser: browser, acceptLanguage: lang).body)
                     }
+                    // The request path's answer: the literal by reference, the parameters written.
+                    if case .landing = decision, let page = renderer.compiledPage(for: match, site: site, browser: browser,
+                                                                                  catalog: renderer.locale(site: site, browser: browser, acceptLanguage: lang)).compiled,
+                       case let .page(bytes)? = fast {
+                        let spans = page.answer(match: match, site: site, display: landing.parameterDisplay, qrCode: landing.qrCode,
+                                                previewCard: landing.previewCard, locale: renderer.locale(site: site, browser: browser, acceptLanguage: lang).tag,
+                                                byReference: true)
+                        guard case let .spans(literal, written, spans)? = spans else {
+                            Issue.record("no spans for \(config) \(match.route)")
+                            continue
+                        }
+                        #expect(SpanBody(constant: literal, written: written, spans: spans).bytes == bytes, "spans: \(config) \(match.route) \(ua ?? "-")")
+                    }
                 }
             }
         }

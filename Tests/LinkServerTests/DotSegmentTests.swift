@@ -21,3 +21,20 @@ struct DotSegmentTests {
         #expect(!Responder.hasDotSegment(Substring(path)), "\(path)")
     }
 }
+
+@Suite("Short link codes: the path's last segment after the site's prefix, read on bytes")
+struct ShortLinkCodeTests {
+    @Test("a code", arguments: [
+        ("/abc", "/", "abc"), ("/s/abc", "/s/", "abc"), ("/s/caf%C3%A9", "/s/", "caf%C3%A9"), ("/s/é1", "/s/", "é1"), ("/x", "/", "x"),
+    ])
+    func code(path: String, prefix: String, expected: String) {
+        #expect(Responder.shortLinkCode(Substring(path), prefix: prefix) == Substring(expected), "\(path) under \(prefix)")
+    }
+
+    @Test("no code", arguments: [
+        ("/", "/"), ("/s/", "/s/"), ("/a/b", "/"), ("/s/a/b", "/s/"), ("/t/abc", "/s/"), ("/S/abc", "/s/"), ("/s", "/s/"), ("/s/abc/", "/s/"),
+    ])
+    func noCode(path: String, prefix: String) {
+        #expect(Responder.shortLinkCode(Substring(path), prefix: prefix) == nil, "\(path) under \(prefix)")
+    }
+}

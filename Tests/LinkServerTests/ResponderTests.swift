@@ -204,6 +204,18 @@ struct ResponderTests {
         #expect(respond(snapshot, "/.well-known/assetlinks.json").response.header(ProxyConfig.missHeader) == nil)
     }
 
+    @Test("a plugged-in renderer's 404 without the miss header gets it; the shipped one carries it once")
+    func notFoundMarkedForPluggedInRenderer() throws {
+        let shipped = try #require(snapshot.renderer as? LandingPageRenderer)
+        let plugged = try Snapshot(table: snapshot.table, publicDirectory: snapshot.publicDirectory,
+                                   renderer: { _ in UnmarkedNotFoundRenderer(base: shipped) })
+        let r = respond(plugged, "/nothing/here")
+        #expect(r.response.status == 404)
+        #expect(r.response.header(ProxyConfig.missHeader) == "1")
+        #expect(r.response.headers.filter { $0.0 == ProxyConfig.missHeader }.count == 1)
+        #expect(respond(snapshot, "/nothing/here").response.headers.filter { $0.0 == ProxyConfig.missHeader }.count == 1)
+    }
+
     @Test("notFound.redirect → 302")
     func notFoundRedirect() {
         let s = Fixture.snapshot([Fixture.shop(notFound: NotFoundConfig(redirect: "https://shop.example.com/"))])
@@ -366,4 +378,19 @@ struct ProxyTrustTests {
         #expect(IPAddress("::")?.description == "::")
         #expect(IPAddress("::ffff:1.2.3.4")?.description == "1.2.3.4")
     }
+}
+
+/// The shipped pages, with a not-found page that lacks `X-Linkwell-Miss` (what a renderer plugged
+/// in by a caller may send).
+struct UnmarkedNotFoundRenderer: PageRenderer {
+    let base: LandingPageRenderer
+    func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts) -> HTTPResponse { base.page(for: match, site: site, request: request) }
+    func page(for match: LinkMatch, site: CompiledSite, request: RequestFacts, overrides: LinkOverrides) -> HTTPResponse {
+        base.page(for: match, site: site, request: request, overrides: overrides)
+    }
+    func notFound(site: CompiledSite, request: RequestFacts) -> HTTPResponse {
+        let page = base.notFound(site: site, request: request)
+        return .dynamic(status: 404, headers: page.headers.filter { $0.0 != ProxyConfig.missHeader }, body: page.body)
+    }
+    func asset(path: Substring, site: CompiledSite, request: RequestFacts) -> HTTPResponse? { base.asset(path: path, site: site, request: request) }
 }

@@ -43,6 +43,27 @@ struct HTTPDaemonTests {
         }
     }
 
+    @Test("a span body is sent in order: shared bytes by reference and the request's own, with its headers and length")
+    func spanBody() throws {
+        let body = TestHandler.spanBody()
+        #expect(body.bytes == TestHandler.spanExpected)
+        #expect(body.count == TestHandler.spanExpected.count)
+        #expect(HTTPResponse.spans(status: 200, headers: [], body: body).body == TestHandler.spanExpected)
+        let server = try TestServer(host: "127.0.0.1")
+        // Twice on one connection, then HEAD: the body, the length, no body after a HEAD's head.
+        let result = try curl(["-D", "-", "-o", server.bodyFile, server.url("/spans"), "-o", server.bodyFile, server.url("/spans")])
+        #expect(result.exitCode == 0)
+        let head = HTTPHead(result.stdout)
+        #expect(head.status == 200)
+        #expect(head["x-spans"] == "yes")
+        #expect(head["content-length"] == String(TestHandler.spanExpected.count))
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: server.bodyFile))) == TestHandler.spanExpected)
+        let reply = String(decoding: try rawExchange(port: server.port, "HEAD /spans HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"), as: UTF8.self)
+        #expect(reply.hasPrefix("HTTP/1.1 200"))
+        #expect(reply.hasSuffix("\r\n\r\n"))
+        #expect(HTTPHead(reply)["content-length"] == String(TestHandler.spanExpected.count))
+    }
+
     @Test("two requests in one curl run reuse the connection, prepared and dynamic", arguments: loopbacks)
     func keepAlive(host: String) throws {
         let server = try TestServer(host: host)
@@ -437,6 +458,19 @@ struct HTTPDaemonTests {
         let empty = PreparedResponse(status: 204, headers: [], body: [])
         #expect(empty.body.isEmpty)
     }
+
+    @Test("a response's header is found by name ignoring ASCII case, and only by the whole name")
+    func responseHeaderByName() {
+        let response = HTTPResponse.dynamic(status: 200, headers: [("X-Linkwell-Miss", "1"), ("Content-Type", "text/html"), ("Vary", "a")], body: [])
+        #expect(response.header("content-type") == "text/html")
+        #expect(response.header("CONTENT-TYPE") == "text/html")
+        #expect(response.header("x-linkwell-miss") == "1")
+        #expect(response.header("content-typ") == nil)
+        #expect(response.header("content-types") == nil)
+        #expect(response.header("Content_Type") == nil)
+        #expect(response.header("vary") == "a")
+        #expect(response.header("varz") == nil)
+    }
 }
 
 // MARK: - Test fixtures
@@ -475,11 +509,28 @@ struct TestHandler: HTTPHandler {
         if path == "/dynamic" {
             return .dynamic(status: 200, headers: [("Content-Type", "text/plain")], body: Array("built for this request\n".utf8))
         }
+        if path == "/spans" {
+            return .spans(status: 200, headers: [("Content-Type", "text/plain"), ("X-Spans", "yes")], body: TestHandler.spanBody())
+        }
         if path == "/slow" {
             usleep(1_000_000)
             return .dynamic(status: 200, headers: [], body: Array("slow done".utf8))
         }
         return .dynamic(status: 404, headers: [], body: Array("not found\n".utf8))
+    }
+}
+
+extension TestHandler {
+    /// Shared bytes and per-request bytes, interleaved: "<p>" "ab" "</p><i>" "" "</i>" "ZZ" and an
+    /// empty span, 8 KiB of constant bytes at the end (a body sent over several writes).
+    static let spanConstant: [UInt8] = Array("<p></p><i></i>".utf8) + Array(repeating: UInt8(ascii: "c"), count: 8192)
+    static let spanExpected: [UInt8] = Array("<p>ab</p><i></i>ZZ".utf8) + Array(repeating: UInt8(ascii: "c"), count: 8192)
+
+    static func spanBody() -> SpanBody {
+        let n = Int32(14)
+        let k = n + Int32(8192)
+        return SpanBody(constant: spanConstant, written: Array("abZZ".utf8),
+                        spans: [0, 3, k, k + 2, 3, 10, 10, 10, 10, 14, k + 2, k + 4, k + 4, k + 4, 14, k])
     }
 }
 
