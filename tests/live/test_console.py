@@ -400,6 +400,8 @@ def test_console_counts_and_sessions_on_postgresql(tmp_path, start_server):
         one, two = start_server(config), start_server(config)
         assert api(one, "POST", "/api/v1/links", token=writer, body={"code": "spring", "target": "https://fitconnect.app/signup?referralCode=S"})[0] == 201
         android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36"
+        for server in (one, two):  # each instance has read the new link (the other learns it within a refresh)
+            server.wait_for(lambda e: e.get("event") == "links_refreshed" and e.get("links", 0) >= 1, timeout=10)
         for server, agent, n in ((one, android, 2), (two, "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)", 3)):
             for i in range(n):  # a short link (its day's top links) and a route page
                 path = "/spring" if i % 2 == 0 else "/signup?referralCode=X"
