@@ -965,7 +965,9 @@ def in_chroot():
 class ContainerHost:
     """How podman builds and runs the image on this machine.
 
-    With a cgroup filesystem mounted (a machine, a VM, most CI runners): the machine's runtime,
+    With a cgroup filesystem mounted (a machine, a VM, most CI runners): runc when installed (podman
+    prefers crun once both are, but crun refuses a hybrid cgroup v1/v2 machine whose v2 hierarchy
+    holds controllers: "cgroups in hybrid mode not supported"), else the machine's default;
     `podman build --network none`, `podman exec` into the running container.
 
     With none (a chroot, or a container started without /sys/fs/cgroup): runc and crun both refuse
@@ -987,8 +989,9 @@ class ContainerHost:
         self.cgroups = cgroup_fs_mounted()
         self.chroot = in_chroot()
         if self.cgroups:
-            self.runtime, self.run_flags = None, []
-            self.build_flags = ["--network", "none"]
+            self.runtime = "runc" if shutil.which("runc") else None
+            self.run_flags = ["--runtime", self.runtime] if self.runtime else []
+            self.build_flags = ["--network", "none", *self.run_flags]
             self.wrapper = []
         else:
             self.runtime, self.run_flags = "crun", ["--runtime", "crun", "--cgroups=disabled"]
