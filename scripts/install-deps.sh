@@ -12,7 +12,7 @@ mode="${1:-build}"
 pkgs=(libmicrohttpd-dev libqrencode-dev libsqlite3-dev libpq-dev pkg-config librsvg2-dev libcairo2-dev fonts-dejavu-core fonts-noto-core fonts-noto-cjk)
 if [ "$mode" = "test" ]; then
   pkgs+=(curl nginx-light caddy chromium chromium-driver default-jre-headless python3-venv wrk
-         podman runc debootstrap lld iproute2 systemd kotlin valgrind strace zsh fish postgresql
+         podman runc crun debootstrap lld iproute2 systemd kotlin valgrind strace zsh fish postgresql
          librust-url-dev zbar-tools)
 fi
 
