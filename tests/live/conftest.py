@@ -16,8 +16,8 @@ BINARY = ROOT / ".build" / "debug" / "linkwell"
 class Server:
     """A running `linkwell serve`; stdout lines are collected on a background thread."""
 
-    def __init__(self, config, extra=(), listen=("127.0.0.1:0",)):
-        args = [str(BINARY), "serve", "--config", str(config), "--admin", "127.0.0.1:0", *extra]
+    def __init__(self, config, extra=(), listen=("127.0.0.1:0",), binary=None):
+        args = [str(binary or BINARY), "serve", "--config", str(config), "--admin", "127.0.0.1:0", *extra]
         for address in listen:
             args += ["--listen", address]
         self.proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
