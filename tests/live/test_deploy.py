@@ -884,11 +884,13 @@ def runtime_rootfs():
 
 
 def release_binary():
-    """`swift build -c release --static-swift-stdlib` (incremental when already built)."""
-    result = subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=1200)
+    """`swift build -c release --static-swift-stdlib` (incremental when already built), in its own
+    scratch directory: the flag changes every object file, so sharing `.build` would make the next
+    plain release build (bench, the RSS test, `make run`) start over."""
+    build = ["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", str(ROOT / ".build-static")]
+    result = subprocess.run(build, cwd=ROOT, capture_output=True, text=True, timeout=1200)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    path = subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--show-bin-path"], cwd=ROOT,
+    path = subprocess.run(build + ["--show-bin-path"], cwd=ROOT,
                           capture_output=True, text=True, timeout=300, check=True).stdout.strip()
     return Path(path) / "linkwell"
 
