@@ -37,14 +37,17 @@ public enum ConfigLoader {
         return (loaded.config, loaded.warnings)
     }
 
-    /// A site as a load read it: the text of its item in the `sites` list, and what it decoded to.
+    /// A site as a load read it: the text of its item in the `sites` list, what it decoded to,
+    /// and its unknown-key warnings.
     public struct SiteSource: Sendable {
         public let text: [UInt8]
         public let config: SiteConfig
+        public let warnings: [Diagnostic]
 
-        public init(text: [UInt8], config: SiteConfig) {
+        public init(text: [UInt8], config: SiteConfig, warnings: [Diagnostic] = []) {
             self.text = text
             self.config = config
+            self.warnings = warnings
         }
     }
 
@@ -119,9 +122,11 @@ public enum ConfigLoader {
         if !previous.isEmpty, let list = scanned.sitesList,
             let config = try? decodeReusing(bytes, sitesList: list, sources: sources, previous: previous, decoder: decoder)
         {
-            var warnings: [Diagnostic] = []
-            unknownKeys(in: keys, shape: ConfigShape.root, path: "", file: file, into: &warnings)
-            return Loaded(config: config, warnings: warnings, sites: zip(sources, config.sites).map { SiteSource(text: $0, config: $1) })
+            // An unchanged site's text has the same keys: its unknown-key warnings are the same.
+            let (warnings, perSite) = unknownKeys(in: keys, file: file) { i in
+                i < previous.count && previous[i].text == sources[i] ? previous[i].warnings.map { $0.withFile(file) } : nil
+            }
+            return Loaded(config: config, warnings: warnings, sites: siteSources(sources, config.sites, perSite))
         }
         let config: LinkwellConfig
         do {
@@ -143,10 +148,43 @@ public enum ConfigLoader {
         } catch {
             throw Failure(diagnostics: [Diagnostic(.error, file: file, at: "(file)", "cannot be decoded: \(error)")])
         }
-        var warnings: [Diagnostic] = []
-        unknownKeys(in: keys, shape: ConfigShape.root, path: "", file: file, into: &warnings)
-        let sites = sources.count == config.sites.count ? zip(sources, config.sites).map { SiteSource(text: $0, config: $1) } : []
-        return Loaded(config: config, warnings: warnings, sites: sites)
+        let (warnings, perSite) = unknownKeys(in: keys, file: file) { _ in nil }
+        return Loaded(config: config, warnings: warnings, sites: siteSources(sources, config.sites, perSite))
+    }
+
+    /// Each site's text, model and warnings; empty unless there is one of each per site.
+    static func siteSources(_ texts: [[UInt8]], _ sites: [SiteConfig], _ warnings: [[Diagnostic]]) -> [SiteSource] {
+        guard texts.count == sites.count, warnings.count == sites.count else { return [] }
+        return sites.indices.map { SiteSource(text: texts[$0], config: sites[$0], warnings: warnings[$0]) }
+    }
+
+    /// The unknown-key warnings of a whole document, in the order of a walk from the root, and
+    /// those of each item of the root's `sites` list (empty when there is no such list);
+    /// `reused(i)` gives site `i`'s warnings when they are known (its text did not change).
+    static func unknownKeys(in root: KeyTree, file: String, reused: (Int) -> [Diagnostic]?) -> (all: [Diagnostic], perSite: [[Diagnostic]]) {
+        var out: [Diagnostic] = []
+        let sitesKey = LinkwellConfig.CodingKeys.sites.stringValue
+        guard case let .object(members) = root, case let .list(items)? = members[sitesKey],
+            case let .object(fields) = ConfigShape.root, case let .list(siteShape)? = fields[sitesKey]
+        else {
+            unknownKeys(in: root, shape: ConfigShape.root, path: "", file: file, into: &out)
+            return (out, [])
+        }
+        // The root's members are walked in sorted order: those before `sites`, the sites, the rest.
+        unknownKeys(in: .object(members.filter { $0.key < sitesKey }), shape: ConfigShape.root, path: "", file: file, into: &out)
+        var perSite: [[Diagnostic]] = []
+        for (i, item) in items.enumerated() {
+            var own: [Diagnostic] = []
+            if let known = reused(i) {
+                own = known
+            } else {
+                unknownKeys(in: item, shape: siteShape, path: "\(sitesKey)[\(i)]", file: file, into: &own)
+            }
+            perSite.append(own)
+            out += own
+        }
+        unknownKeys(in: .object(members.filter { $0.key > sitesKey }), shape: ConfigShape.root, path: "", file: file, into: &out)
+        return (out, perSite)
     }
 
     /// The model from the file's root with an empty `sites` list, and each site either taken from

@@ -70,10 +70,14 @@ struct ReloadReuseTests {
         // so site 0 was not decoded; site 1 (its text changed) is read from the file.
         var marked = sources[0].config
         marked.name = "taken from the previous load"
-        let reused = ConfigLoader.SiteSource(text: sources[0].text, config: marked)
-        try file.write(Self.config([Self.site(0), Self.site(1, clip: true)]))
+        // Its unknown-key warnings are taken as they were too.
+        let note = Diagnostic(.warning, file: "old.json5", at: "sites[0].x", "taken from the previous load")
+        let reused = ConfigLoader.SiteSource(text: sources[0].text, config: marked, warnings: [note])
+        try file.write(Self.config([Self.site(0), Self.site(1, clip: true, extra: " bundleId: \"x\"")]))
         let reloaded = try ConfigLoader.load(path: file.path, reusing: [reused, sources[1]])
         #expect(reloaded.config.sites[0].name == "taken from the previous load")
+        #expect(reloaded.warnings.map(\.description) == [note.withFile(file.path).description] + (try ConfigLoader.load(path: file.path).warnings.map(\.description)))
+        #expect(reloaded.sites.map(\.warnings.count) == [1, 1])
         #expect(reloaded.config.sites[1] == (try ConfigLoader.load(path: file.path).config.sites[1]))
         #expect(reloaded.config.sites[1].ios?.first?.appClipBundleID == "com.other.Clip")
     }
