@@ -43,23 +43,35 @@ public enum ConfigValidator {
         path: String, platformCheck: Bool = true, reusing: [GeneratedSite] = [], extraChecks: Check = { _ in [] },
         tableChecks: TableCheck = { _ in [] }
     ) -> ValidationReport {
-        let loaded: (config: LinkwellConfig, warnings: [Diagnostic])
+        let loaded: ConfigLoader.Loaded
         do {
-            loaded = try ConfigLoader.load(path: path)
+            // A site whose text is unchanged is not decoded again (when every reused site has its text).
+            let sources = reusing.compactMap(\.source)
+            loaded = try ConfigLoader.load(path: path, reusing: sources.count == reusing.count ? sources : [])
         } catch {
             return ValidationReport(file: path, diagnostics: error.diagnostics, validated: nil)
         }
         return validate(loaded.config, file: path, loadWarnings: loaded.warnings, platformCheck: platformCheck, reusing: reusing,
-                        extraChecks: extraChecks, tableChecks: tableChecks)
+                        extraChecks: extraChecks, tableChecks: tableChecks, sources: loaded.sites)
     }
 
     /// Checks the model, compiles the table and generates every site's files once; the report
     /// carries them (`validated`) when nothing is an error.
     public static func validate(
         _ config: LinkwellConfig, file: String, loadWarnings: [Diagnostic] = [], platformCheck: Bool = true,
-        reusing: [GeneratedSite] = [], extraChecks: Check = { _ in [] }, tableChecks: TableCheck = { _ in [] }
+        reusing: [GeneratedSite] = [], extraChecks: Check = { _ in [] }, tableChecks: TableCheck = { _ in [] },
+        sources: [ConfigLoader.SiteSource] = []
     ) -> ValidationReport {
-        var diagnostics = loadWarnings + (config.validate() + extraChecks(config)).map { $0.withFile(file) }
+        // A site equal to the reused one at its position keeps its own findings (a reload that
+        // leaves it alone does not check it again); the cross-site checks always run.
+        let checked = config.validate(reusing: { s in
+            guard s < reusing.count, reusing[s].compiled.index == s, reusing[s].compiled.config == config.sites[s] else {
+                GenerationCounter.record(.siteChecks, index: s)
+                return nil
+            }
+            return reusing[s].siteDiagnostics
+        })
+        var diagnostics = loadWarnings + (checked.diagnostics + extraChecks(config)).map { $0.withFile(file) }
         let table: RouteTable
         do {
             table = try RouteTable(config: config, reusing: reusing.map(\.compiled))
@@ -68,7 +80,7 @@ public enum ConfigValidator {
             return ValidationReport(file: file, diagnostics: diagnostics, validated: nil)
         }
         diagnostics += tableChecks(table).map { $0.withFile(file) }
-        let validated = ValidatedConfig(file: file, table: table, reusing: reusing)
+        let validated = ValidatedConfig(file: file, table: table, reusing: reusing, siteDiagnostics: checked.perSite, sources: sources)
         // Shadowed routes and empty exclusions, per site: a reused site brings its own.
         diagnostics += validated.sites.flatMap(\.semanticDiagnostics).map { $0.withFile(file) }
         var limits: [PlatformLimit] = []

@@ -29,6 +29,13 @@ public struct GeneratedSite: Sendable {
     /// (`RouteTable.semanticDiagnostics(of:)`), without a file: a reload that reuses the site
     /// reports them again without running the checks.
     public let semanticDiagnostics: [Diagnostic]
+    /// The site's own findings from the model checks (`LinkwellConfig.validateSite(_:index:)`),
+    /// without a file, when it was loaded by ``ConfigValidator``: a reload that finds the site
+    /// unchanged reports them again without running the checks.
+    public internal(set) var siteDiagnostics: [Diagnostic] = []
+    /// The site's text in the config file and its model, when it was loaded from a file: a
+    /// reload that finds the same text at the same position does not decode it again.
+    public internal(set) var source: ConfigLoader.SiteSource?
 
     public init(_ compiled: CompiledSite) {
         self.compiled = compiled
@@ -69,12 +76,24 @@ public struct ValidatedConfig: Sendable {
     /// Generates the sites of `table`, except those that are the same compilation as a site of
     /// `previous` (``RouteTable/init(config:reusing:)`` reused them): their files are taken as
     /// they were. What a reload that leaves most sites alone saves.
-    public init(file: String, table: RouteTable, reusing previous: [GeneratedSite]) {
-        let sites = table.sites.map { site in
+    /// `siteDiagnostics` and `sources`: each site's own model findings and its text in the
+    /// file, parallel to `table.sites` (sources may be empty), kept with the site for the next reload.
+    public init(
+        file: String, table: RouteTable, reusing previous: [GeneratedSite], siteDiagnostics: [[Diagnostic]]? = nil,
+        sources: [ConfigLoader.SiteSource] = []
+    ) {
+        var sites = table.sites.map { site in
             if site.index < previous.count, previous[site.index].compiled.isSameCompilation(as: site) {
                 return previous[site.index]
             }
             return GeneratedSite(site)
+        }
+        if let siteDiagnostics {
+            precondition(siteDiagnostics.count == sites.count, "one list of findings per site")
+            for i in sites.indices { sites[i].siteDiagnostics = siteDiagnostics[i] }
+        }
+        if sources.count == sites.count {
+            for i in sites.indices { sites[i].source = sources[i] }
         }
         self.init(file: file, table: table, sites: sites)
     }
@@ -91,6 +110,8 @@ public struct ValidatedConfig: Sendable {
 package final class GenerationCounter: Sendable {
     package enum Stage: String, Sendable, CaseIterable {
         case componentPlan, aasa, assetLinks, semanticChecks
+        /// The site's own model checks (`LinkwellConfig.validateSite(_:index:)`), run by `ConfigValidator`.
+        case siteChecks
     }
 
     @TaskLocal package static var current: GenerationCounter?
@@ -99,9 +120,11 @@ package final class GenerationCounter: Sendable {
 
     package init() {}
 
-    static func record(_ stage: Stage, site: CompiledSite) {
+    static func record(_ stage: Stage, site: CompiledSite) { record(stage, index: site.index) }
+
+    static func record(_ stage: Stage, index: Int) {
         guard let counter = current else { return }
-        counter.counts.withLock { $0["\(site.index)|\(stage.rawValue)", default: 0] += 1 }
+        counter.counts.withLock { $0["\(index)|\(stage.rawValue)", default: 0] += 1 }
     }
 
     /// How often `stage` ran for site `index` since the counter was made.

@@ -33,6 +33,36 @@ public enum ConfigLoader {
 
     /// Reads and decodes a file. Unknown keys are warnings; everything else that stops decoding is an error.
     public static func load(path: String) throws(Failure) -> (config: LinkwellConfig, warnings: [Diagnostic]) {
+        let loaded = try load(path: path, reusing: [])
+        return (loaded.config, loaded.warnings)
+    }
+
+    /// A site as a load read it: the text of its item in the `sites` list, what it decoded to,
+    /// and its unknown-key warnings.
+    public struct SiteSource: Sendable {
+        public let text: [UInt8]
+        public let config: SiteConfig
+        public let warnings: [Diagnostic]
+
+        public init(text: [UInt8], config: SiteConfig, warnings: [Diagnostic] = []) {
+            self.text = text
+            self.config = config
+            self.warnings = warnings
+        }
+    }
+
+    /// What a load read: the model, the unknown-key warnings, and each site's text beside its
+    /// model (empty when the root has no `sites` list), for the next reload's `reusing`.
+    public struct Loaded: Sendable {
+        public var config: LinkwellConfig
+        public var warnings: [Diagnostic]
+        public var sites: [SiteSource]
+    }
+
+    /// As ``load(path:)``; `reusing`: the sites of the load a reload replaces. A site whose text
+    /// in the `sites` list is byte for byte the one at the same position before is taken as it
+    /// was decoded, not decoded again (decoding reads only that text).
+    public static func load(path: String, reusing previous: [SiteSource]) throws(Failure) -> Loaded {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -44,7 +74,7 @@ public enum ConfigLoader {
                     fix: "pass the right file with --config PATH or LINKWELL_CONFIG; the shipped default is config/linkwell.json5")
             ])
         }
-        return try decode(data, file: path)
+        return try decode(data, file: path, reusing: previous)
     }
 
     /// Decodes config bytes that were already read (a bundle resource, a download, a test string).
@@ -53,6 +83,13 @@ public enum ConfigLoader {
     /// - Throws: ``Failure`` when the bytes are not JSON5 or do not fit the config model (missing
     ///   required key, wrong type, unknown enum value).
     public static func decode(_ data: Data, file: String) throws(Failure) -> (config: LinkwellConfig, warnings: [Diagnostic]) {
+        let loaded = try decode(data, file: file, reusing: [])
+        return (loaded.config, loaded.warnings)
+    }
+
+    /// As ``decode(_:file:)``, reusing the sites of `previous` whose text is unchanged (see
+    /// ``load(path:reusing:)``), and returning each site's text.
+    public static func decode(_ data: Data, file: String, reusing previous: [SiteSource]) throws(Failure) -> Loaded {
         // Foundation's JSON5 scanner traps (a crash, not an error) on some invalid UTF-8, e.g. in
         // an unquoted key; found by fuzz/harnesses fuzz-config (docs/dev/fuzzing.md).
         if let bad = invalidUTF8(data) {
@@ -63,19 +100,34 @@ public enum ConfigLoader {
                     fix: "save the file as UTF-8 (a Latin-1 or Windows-1252 editor setting writes such bytes)")
             ])
         }
-        let keys: KeyTree
-        switch JSON5Syntax.scan(Array(data)) {
+        let bytes = Array(data)
+        let scanned: JSON5Syntax.Scanned
+        switch JSON5Syntax.scanWithSites(bytes) {
         case let .failure(syntax):
             var d = Diagnostic(.error, file: file, at: "(syntax)", "\(syntax.message)", fix: syntax.fix)
             d.position = SourcePosition(line: syntax.line, column: syntax.column, text: syntax.sourceLine)
             throw Failure(diagnostics: [d])
-        case let .success(tree):
+        case let .success(result):
             // The key structure comes from the syntax check's pass over the text; reading it
             // through `Decoder` (as before) took a third of a reload at 10k routes.
-            keys = tree
+            scanned = result
         }
+        let keys = scanned.keys
+        let sources = scanned.siteItems.map { Array(bytes[$0]) }
         let decoder = JSONDecoder()
         decoder.allowsJSON5 = true
+        // A reload: decode only the sites whose text changed, and the rest of the file with an
+        // empty `sites` list. Anything that fails goes the whole-file way below, which words
+        // the error exactly as a first load does.
+        if !previous.isEmpty, let list = scanned.sitesList,
+            let config = try? decodeReusing(bytes, sitesList: list, sources: sources, previous: previous, decoder: decoder)
+        {
+            // An unchanged site's text has the same keys: its unknown-key warnings are the same.
+            let (warnings, perSite) = unknownKeys(in: keys, file: file) { i in
+                i < previous.count && previous[i].text == sources[i] ? previous[i].warnings.map { $0.withFile(file) } : nil
+            }
+            return Loaded(config: config, warnings: warnings, sites: siteSources(sources, config.sites, perSite))
+        }
         let config: LinkwellConfig
         do {
             config = try decoder.decode(LinkwellConfig.self, from: data)
@@ -96,15 +148,72 @@ public enum ConfigLoader {
         } catch {
             throw Failure(diagnostics: [Diagnostic(.error, file: file, at: "(file)", "cannot be decoded: \(error)")])
         }
-        var warnings: [Diagnostic] = []
-        unknownKeys(in: keys, shape: ConfigShape.root, path: "", file: file, into: &warnings)
-        return (config, warnings)
+        let (warnings, perSite) = unknownKeys(in: keys, file: file) { _ in nil }
+        return Loaded(config: config, warnings: warnings, sites: siteSources(sources, config.sites, perSite))
+    }
+
+    /// Each site's text, model and warnings; empty unless there is one of each per site.
+    static func siteSources(_ texts: [[UInt8]], _ sites: [SiteConfig], _ warnings: [[Diagnostic]]) -> [SiteSource] {
+        guard texts.count == sites.count, warnings.count == sites.count else { return [] }
+        return sites.indices.map { SiteSource(text: texts[$0], config: sites[$0], warnings: warnings[$0]) }
+    }
+
+    /// The unknown-key warnings of a whole document, in the order of a walk from the root, and
+    /// those of each item of the root's `sites` list (empty when there is no such list);
+    /// `reused(i)` gives site `i`'s warnings when they are known (its text did not change).
+    static func unknownKeys(in root: KeyTree, file: String, reused: (Int) -> [Diagnostic]?) -> (all: [Diagnostic], perSite: [[Diagnostic]]) {
+        var out: [Diagnostic] = []
+        let sitesKey = LinkwellConfig.CodingKeys.sites.stringValue
+        guard case let .object(members) = root, case let .list(items)? = members[sitesKey],
+            case let .object(fields) = ConfigShape.root, case let .list(siteShape)? = fields[sitesKey]
+        else {
+            unknownKeys(in: root, shape: ConfigShape.root, path: "", file: file, into: &out)
+            return (out, [])
+        }
+        // The root's members are walked in sorted order: those before `sites`, the sites, the rest.
+        unknownKeys(in: .object(members.filter { $0.key < sitesKey }), shape: ConfigShape.root, path: "", file: file, into: &out)
+        var perSite: [[Diagnostic]] = []
+        for (i, item) in items.enumerated() {
+            var own: [Diagnostic] = []
+            if let known = reused(i) {
+                own = known
+            } else {
+                unknownKeys(in: item, shape: siteShape, path: "\(sitesKey)[\(i)]", file: file, into: &own)
+            }
+            perSite.append(own)
+            out += own
+        }
+        unknownKeys(in: .object(members.filter { $0.key > sitesKey }), shape: ConfigShape.root, path: "", file: file, into: &out)
+        return (out, perSite)
+    }
+
+    /// The model from the file's root with an empty `sites` list, and each site either taken from
+    /// `previous` (same position, the same text) or decoded from its own text.
+    static func decodeReusing(
+        _ bytes: [UInt8], sitesList: Range<Int>, sources: [[UInt8]], previous: [SiteSource], decoder: JSONDecoder
+    ) throws -> LinkwellConfig {
+        var sites: [SiteConfig] = []
+        sites.reserveCapacity(sources.count)
+        for (i, text) in sources.enumerated() {
+            if i < previous.count, previous[i].text == text {
+                sites.append(previous[i].config)
+            } else {
+                sites.append(try decoder.decode(SiteConfig.self, from: Data(text)))
+            }
+        }
+        var root = Data(bytes[..<sitesList.lowerBound])
+        root.append(contentsOf: "[]".utf8)
+        root.append(contentsOf: bytes[sitesList.upperBound...])
+        var config = try decoder.decode(LinkwellConfig.self, from: root)
+        config.sites = sites
+        return config
     }
 
     /// The first byte that does not begin a valid UTF-8 sequence, with its line and column
     /// (1-based; the column counts characters). Nil for valid UTF-8.
     static func invalidUTF8(_ data: Data) -> (byte: UInt8, line: Int, column: Int)? {
         let bytes = [UInt8](data)
+        if bytes.allSatisfy({ $0 < 0x80 }) { return nil }  // ASCII (most configs): nothing to decode
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
         var line = 1, column = 1, offset = 0

@@ -37,6 +37,12 @@ public enum JSON5Syntax {
         let bytes: [UInt8]
         var pos = Position(offset: 0, line: 1, column: 1)
         var depth = 0
+        /// Where the root object's `sites` list stands (the first `sites` key, the one the
+        /// decoder reads), and each of its items: a reload compares them with the previous file's.
+        var sitesList: Range<Int>? = nil
+        var siteItems: [Range<Int>] = []
+        /// Set just before the value of the root's `sites` key; `value` hands it to `array`.
+        var collectSites = false
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -148,7 +154,21 @@ public enum JSON5Syntax {
         }
 
         mutating func skipSpace() throws(Failure) {
-            while let (c, _) = try peek() {
+            while pos.offset < bytes.count {
+                // Spaces, tabs and line feeds (nearly all of a config's white space) without decoding.
+                let b = bytes[pos.offset]
+                if b == 0x20 || b == 0x09 {
+                    pos.offset += 1
+                    pos.column += 1
+                    continue
+                }
+                if b == 0x0A {
+                    pos.offset += 1
+                    pos.line += 1
+                    pos.column = 1
+                    continue
+                }
+                guard let (c, _) = try peek() else { return }
                 if Self.isWhitespace(c) {
                     try advance()
                 } else if c == 0x2F {  // '/'
@@ -207,11 +227,13 @@ public enum JSON5Syntax {
             guard let c = try peekASCII() else {
                 throw fail("the file ends where \(context()) should be; expected a value", fix: "finish the value, then close every open '{' and '['")
             }
+            let collecting = collectSites
+            collectSites = false
             switch c {
             case UInt8(ascii: "{"): return try object()
-            case UInt8(ascii: "["): return try array()
+            case UInt8(ascii: "["): return try array(collectingSites: collecting)
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                try string()
+                try string(keeping: false)
                 return .leaf
             case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "I"), UInt8(ascii: "N"):
                 let start = pos
@@ -268,7 +290,11 @@ public enum JSON5Syntax {
                 }
                 try advance()
                 try skipSpace()
+                let start = pos.offset
+                let isSites = depth == 1 && key == "sites" && members[key] == nil
+                collectSites = isSites
                 let member = try value(context: "the value of '\(key)'")
+                if isSites, case .list = member { sitesList = start..<pos.offset }
                 // A key written twice: Foundation's decoder reads the first.
                 if members[key] == nil { members[key] = member }
                 lastKey = key
@@ -322,7 +348,16 @@ public enum JSON5Syntax {
                     fix: c >= 0x30 && c <= 0x39 ? "quote a key that starts with a digit: \"\(found(at: pos).dropFirst().dropLast())\"" : "quote the key: \"key\": value")
             }
             var name = ""
-            while let (d, _) = try peek() {
+            while true {
+                // A run of ASCII letters, digits, '_' and '$' (one column per byte).
+                var end = pos.offset
+                while end < bytes.count, case let b = bytes[end], b < 0x80, Self.isIdentifierPart(UInt32(b)) { end += 1 }
+                if end > pos.offset {
+                    name += String(decoding: bytes[pos.offset..<end], as: UTF8.self)
+                    pos.column += end - pos.offset
+                    pos.offset = end
+                }
+                guard let (d, _) = try peek() else { break }
                 if d == 0x5C {  // \uXXXX in an identifier
                     let esc = pos
                     try advance()
@@ -346,7 +381,7 @@ public enum JSON5Syntax {
             return name
         }
 
-        mutating func array() throws(Failure) -> ConfigLoader.KeyTree {
+        mutating func array(collectingSites: Bool = false) throws(Failure) -> ConfigLoader.KeyTree {
             let open = pos
             try enter(open)
             try advance()  // '['
@@ -357,19 +392,30 @@ public enum JSON5Syntax {
                 if try peekASCII() == UInt8(ascii: ",") {
                     throw fail(count == 0 ? "unexpected ',' at the start of a list; expected a value or ']'" : "two commas in a row in a list; expected a value or ']'", fix: "remove the extra ','")
                 }
+                let start = pos.offset
                 items.append(try value(context: "item \(count + 1) of the list"))
+                if collectingSites { siteItems.append(start..<pos.offset) }
                 count += 1
                 try separator(close: "]", open: open, lastKey: nil, after: "item \(count) of the list", fix: "add a ',' between the items")
             }
         }
 
         @discardableResult
-        mutating func string() throws(Failure) -> String {
+        /// Reads a string; its text is returned when `keeping` (a key), else only checked (a value).
+        mutating func string(keeping: Bool = true) throws(Failure) -> String {
             let open = pos
             let quote = bytes[pos.offset]
             try advance()
             var text = ""
             while true {
+                // A run of printable ASCII other than the quote and '\': one column per byte.
+                var end = pos.offset
+                while end < bytes.count, case let b = bytes[end], b >= 0x20, b < 0x80, b != quote, b != 0x5C { end += 1 }
+                if end > pos.offset {
+                    if keeping { text += String(decoding: bytes[pos.offset..<end], as: UTF8.self) }
+                    pos.column += end - pos.offset
+                    pos.offset = end
+                }
                 guard let (c, _) = try peek() else {
                     throw fail("this string is never closed: the file ends before its closing \(quote == 0x22 ? "'\"'" : "\"'\"")", at: open, fix: "close the string")
                 }
@@ -385,7 +431,7 @@ public enum JSON5Syntax {
                 if c == 0x5C {
                     try escape(into: &text)
                 } else {
-                    text.unicodeScalars.append(Unicode.Scalar(c)!)
+                    if keeping { text.unicodeScalars.append(Unicode.Scalar(c)!) }
                     try advance()
                 }
             }
@@ -528,9 +574,23 @@ extension JSON5Syntax {
     /// Checks bytes; on success, the document's key structure (what `ConfigLoader` reads the
     /// unknown keys from, so the decoder does not walk the document a second time).
     static func scan(_ bytes: [UInt8]) -> Result<ConfigLoader.KeyTree, JSON5SyntaxError> {
+        scanWithSites(bytes).map(\.keys)
+    }
+
+    /// A document's key structure, with the byte ranges of the root's `sites` list and of each
+    /// of its items (nil when the root has no `sites` list).
+    struct Scanned {
+        var keys: ConfigLoader.KeyTree
+        var sitesList: Range<Int>?
+        var siteItems: [Range<Int>]
+    }
+
+    /// As ``scan(_:)``, also saying where the root's `sites` list and each site stand.
+    static func scanWithSites(_ bytes: [UInt8]) -> Result<Scanned, JSON5SyntaxError> {
         var scanner = Scanner(bytes: bytes)
         do {
-            return .success(try scanner.document())
+            let keys = try scanner.document()
+            return .success(Scanned(keys: keys, sitesList: scanner.sitesList, siteItems: scanner.sitesList == nil ? [] : scanner.siteItems))
         } catch {
             return .failure(JSON5SyntaxError(
                 line: error.at.line, column: error.at.column, message: error.message, fix: error.fix,

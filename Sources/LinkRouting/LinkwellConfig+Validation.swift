@@ -7,7 +7,19 @@ import Foundation
 extension LinkwellConfig {
     /// Structural and semantic checks; compiles the route table as part of it.
     public func validate() -> [Diagnostic] {
+        validate(reusing: { _ in nil }).diagnostics
+    }
+
+    /// As ``validate()``, taking a site's own findings from `previous` instead of checking the
+    /// site again when it returns them (a reload passes the findings of an equal site at the same
+    /// position: the checks read only the site and its position, so the result is the same).
+    /// Also returns each site's own findings, to be kept for the next reload.
+    /// Within one config path the order is that of ``validate()``: a site's own finding on a
+    /// domain or scheme comes before the cross-site one on it (a duplicate).
+    public func validate(reusing previous: (Int) -> [Diagnostic]?) -> (diagnostics: [Diagnostic], perSite: [[Diagnostic]]) {
         var out: [Diagnostic] = []
+        var perSite: [[Diagnostic]] = []
+        perSite.reserveCapacity(sites.count)
         if sites.isEmpty {
             out.append(Diagnostic(.error, at: "sites", "the config has no sites", fix: "add at least one site with its domains, apps and routes"))
         }
@@ -15,15 +27,13 @@ extension LinkwellConfig {
         var schemeOwner: [String: Int] = [:]
         var defaults: [Int] = []
         for (s, site) in sites.enumerated() {
+            let own = previous(s) ?? validateSite(site, index: s)
+            perSite.append(own)
+            out += own
+            // What needs the other sites: a domain or scheme listed by an earlier site.
             let at = "sites[\(s)]"
             if site.isDefault == true { defaults.append(s) }
-            if site.domains.isEmpty {
-                out.append(Diagnostic(.error, at: "\(at).domains", "site has no domains", fix: "list the domains the apps' entitlements name, e.g. [\"example.com\"]"))
-            }
             for (d, domain) in site.domains.enumerated() {
-                if let problem = LinkwellConfig.domainProblem(domain) {
-                    out.append(Diagnostic(.error, at: "\(at).domains[\(d)]", value: domain, "domain '\(domain)' \(problem.0)", fix: problem.1))
-                }
                 let key = domain.lowercased()
                 if let other = domainOwner[key], other != s {
                     out.append(
@@ -34,43 +44,18 @@ extension LinkwellConfig {
                     domainOwner[key] = s
                 }
             }
-            for (i, app) in (site.ios ?? []).enumerated() {
-                validateIOS(app, at: "\(at).ios[\(i)]", into: &out)
-                for (k, scheme) in (app.schemes ?? []).enumerated() {
-                    LinkwellConfig.checkScheme(scheme, at: "\(at).ios[\(i)].schemes[\(k)]", site: s, owner: &schemeOwner, into: &out)
+            let schemes = (site.ios ?? []).enumerated().flatMap { i, app in (app.schemes ?? []).enumerated().map { ("\(at).ios[\(i)].schemes[\($0)]", $1) } }
+                + (site.android ?? []).enumerated().flatMap { i, app in (app.schemes ?? []).enumerated().map { ("\(at).android[\(i)].schemes[\($0)]", $1) } }
+            for (path, scheme) in schemes where LinkwellConfig.isScheme(scheme) {
+                let lower = scheme.lowercased()
+                if let other = schemeOwner[lower], other != s {
+                    out.append(
+                        Diagnostic(
+                            .error, at: path, value: scheme, "scheme '\(scheme)' is also used by sites[\(other)]; a custom-scheme link could not tell which site it belongs to",
+                            fix: "give each site's apps their own scheme"))
+                } else {
+                    schemeOwner[lower] = s
                 }
-            }
-            for (i, app) in (site.android ?? []).enumerated() {
-                validateAndroid(app, at: "\(at).android[\(i)]", into: &out)
-                for (k, scheme) in (app.schemes ?? []).enumerated() {
-                    LinkwellConfig.checkScheme(scheme, at: "\(at).android[\(i)].schemes[\(k)]", site: s, owner: &schemeOwner, into: &out)
-                }
-            }
-            if (site.ios ?? []).isEmpty && (site.android ?? []).isEmpty {
-                out.append(Diagnostic(.error, at: at, "site '\(site.name ?? site.domains.first ?? "?")' has no apps", fix: "add an 'ios' or 'android' app"))
-            }
-            // Explicit `id`s must be unique; a bundle ID equal to a package name is fine (a
-            // route naming it means both apps).
-            var appRefs: [String: String] = [:]
-            let explicit = (site.ios ?? []).enumerated().compactMap { i, a in a.id.map { ($0, "\(at).ios[\(i)]") } }
-                + (site.android ?? []).enumerated().compactMap { i, a in a.id.map { ($0, "\(at).android[\(i)]") } }
-            for (id, where_) in explicit {
-                if let prev = appRefs[id] {
-                    out.append(Diagnostic(.error, at: "\(where_).id", value: id, "app id '\(id)' is used twice (also \(prev))", fix: "give each app its own 'id'"))
-                }
-                appRefs[id] = where_
-            }
-            for (field, url) in [("website", site.website), ("notFound.redirect", site.notFound?.redirect)] {
-                if let url, !LinkwellConfig.isHTTPURL(url) {
-                    out.append(Diagnostic(.error, at: "\(at).\(field)", value: url, "'\(url)' is not an absolute http(s) URL", fix: "write it as https://host/path"))
-                }
-            }
-            validateRoutes(site, at: at, into: &out)
-            if let short = site.shortLinks { validateShortLinks(short, at: "\(at).shortLinks", into: &out) }
-            if let ios = site.deferredLinks?.ios, ios != DeferredLinksConfig.clipboard {
-                out.append(Diagnostic(.error, at: "\(at).deferredLinks.ios", value: ios,
-                                      "deferredLinks.ios is '\(ios)'; the one method is \"clipboard\" (the App Store button copies the link, the app reads it at its first launch)",
-                                      fix: "write deferredLinks: { ios: \"clipboard\" }, or remove deferredLinks to keep landing pages without any script"))
             }
         }
         if let server { validateServer(server, into: &out) }
@@ -81,6 +66,60 @@ extension LinkwellConfig {
                 Diagnostic(
                     .error, at: "sites[\(defaults[1])].default", "more than one site is marked default (sites \(defaults.map(String.init).joined(separator: ", ")))",
                     fix: "mark one site \"default: true\""))
+        }
+        return (out, perSite)
+    }
+
+    /// The checks that read only one site and its position (`index` names it in the paths):
+    /// everything but the domains and schemes other sites also list.
+    public func validateSite(_ site: SiteConfig, index s: Int) -> [Diagnostic] {
+        var out: [Diagnostic] = []
+        let at = "sites[\(s)]"
+        if site.domains.isEmpty {
+            out.append(Diagnostic(.error, at: "\(at).domains", "site has no domains", fix: "list the domains the apps' entitlements name, e.g. [\"example.com\"]"))
+        }
+        for (d, domain) in site.domains.enumerated() {
+            if let problem = LinkwellConfig.domainProblem(domain) {
+                out.append(Diagnostic(.error, at: "\(at).domains[\(d)]", value: domain, "domain '\(domain)' \(problem.0)", fix: problem.1))
+            }
+        }
+        for (i, app) in (site.ios ?? []).enumerated() {
+            validateIOS(app, at: "\(at).ios[\(i)]", into: &out)
+            for (k, scheme) in (app.schemes ?? []).enumerated() {
+                LinkwellConfig.checkScheme(scheme, at: "\(at).ios[\(i)].schemes[\(k)]", into: &out)
+            }
+        }
+        for (i, app) in (site.android ?? []).enumerated() {
+            validateAndroid(app, at: "\(at).android[\(i)]", into: &out)
+            for (k, scheme) in (app.schemes ?? []).enumerated() {
+                LinkwellConfig.checkScheme(scheme, at: "\(at).android[\(i)].schemes[\(k)]", into: &out)
+            }
+        }
+        if (site.ios ?? []).isEmpty && (site.android ?? []).isEmpty {
+            out.append(Diagnostic(.error, at: at, "site '\(site.name ?? site.domains.first ?? "?")' has no apps", fix: "add an 'ios' or 'android' app"))
+        }
+        // Explicit `id`s must be unique; a bundle ID equal to a package name is fine (a
+        // route naming it means both apps).
+        var appRefs: [String: String] = [:]
+        let explicit = (site.ios ?? []).enumerated().compactMap { i, a in a.id.map { ($0, "\(at).ios[\(i)]") } }
+            + (site.android ?? []).enumerated().compactMap { i, a in a.id.map { ($0, "\(at).android[\(i)]") } }
+        for (id, where_) in explicit {
+            if let prev = appRefs[id] {
+                out.append(Diagnostic(.error, at: "\(where_).id", value: id, "app id '\(id)' is used twice (also \(prev))", fix: "give each app its own 'id'"))
+            }
+            appRefs[id] = where_
+        }
+        for (field, url) in [("website", site.website), ("notFound.redirect", site.notFound?.redirect)] {
+            if let url, !LinkwellConfig.isHTTPURL(url) {
+                out.append(Diagnostic(.error, at: "\(at).\(field)", value: url, "'\(url)' is not an absolute http(s) URL", fix: "write it as https://host/path"))
+            }
+        }
+        validateRoutes(site, at: at, into: &out)
+        if let short = site.shortLinks { validateShortLinks(short, at: "\(at).shortLinks", into: &out) }
+        if let ios = site.deferredLinks?.ios, ios != DeferredLinksConfig.clipboard {
+            out.append(Diagnostic(.error, at: "\(at).deferredLinks.ios", value: ios,
+                                  "deferredLinks.ios is '\(ios)'; the one method is \"clipboard\" (the App Store button copies the link, the app reads it at its first launch)",
+                                  fix: "write deferredLinks: { ios: \"clipboard\" }, or remove deferredLinks to keep landing pages without any script"))
         }
         return out
     }
@@ -268,25 +307,21 @@ extension LinkwellConfig {
         return nil
     }
 
-    static func checkScheme(_ scheme: String, at: String, site: Int, owner: inout [String: Int], into out: inout [Diagnostic]) {
-        let valid = scheme.first.map { $0.isASCII && $0.isLetter } == true
+    /// A custom scheme: a letter, then letters, digits, '+', '-' and '.'.
+    static func isScheme(_ scheme: String) -> Bool {
+        scheme.first.map { $0.isASCII && $0.isLetter } == true
             && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
-        if !valid {
+    }
+
+    /// One scheme on its own; a scheme another site also uses is checked by ``validate(reusing:)``.
+    static func checkScheme(_ scheme: String, at: String, into out: inout [Diagnostic]) {
+        if !isScheme(scheme) {
             out.append(
                 Diagnostic(.error, at: at, value: scheme, "'\(scheme)' is not a URL scheme", fix: "write the scheme alone, without '://', e.g. \"myapp\" (letters, digits, '+', '-', '.')"))
             return
         }
-        let lower = scheme.lowercased()
-        if ["http", "https", "file", "javascript", "data", "intent", "mailto", "tel"].contains(lower) {
+        if ["http", "https", "file", "javascript", "data", "intent", "mailto", "tel"].contains(scheme.lowercased()) {
             out.append(Diagnostic(.error, at: at, value: scheme, "'\(scheme)' is not a custom scheme", fix: "use the app's own scheme from CFBundleURLSchemes / the intent filter"))
-        }
-        if let other = owner[lower], other != site {
-            out.append(
-                Diagnostic(
-                    .error, at: at, value: scheme, "scheme '\(scheme)' is also used by sites[\(other)]; a custom-scheme link could not tell which site it belongs to",
-                    fix: "give each site's apps their own scheme"))
-        } else {
-            owner[lower] = site
         }
     }
 
