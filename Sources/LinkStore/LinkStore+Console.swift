@@ -242,15 +242,23 @@ extension LinkStore {
     /// How many of the ordered candidates are checked with one statement.
     static let candidateBatch = 500
 
-    /// SQLite, a narrow search in code or clicks order: the FTS5 matches' codes in the list's
-    /// order (read from link_list alone), then the links checked with `check` a batch at a time
+    /// SQLite, a narrow search: the FTS5 matches' codes in the list's order (read from link_list
+    /// alone in code and clicks order; with each link's creation time for `created`), then the links checked with `check` a batch at a time
     /// in that order until the page is full; the trigram index matches (almost) exactly, so a
     /// page reads its own links and those before it, not every match.
     static func orderedCandidatePage(_ db: any DatabaseConnection, _ query: LinkListQuery, phrase: String, sort: LinkListSort, check: (sql: String, bindings: [SQLValue])) throws(LinkStoreError) -> [ShortLink] {
         let dir = query.descending ? "DESC" : "ASC"
-        let order = sort == .clicks ? "l.clicks_7d \(dir), l.code ASC" : "l.code \(dir)"
+        var join = ""
+        let order: String
+        switch sort {
+        case .code: order = "l.code \(dir)"
+        case .clicks: order = "l.clicks_7d \(dir), l.code ASC"
+        case .created:  // the creation time is in links: its row is read, but not checked yet
+            join = " CROSS JOIN links ON links.site = l.site AND links.code = l.code"
+            order = "links.created_at \(dir), links.code \(dir)"
+        }
         var ordered: [String] = []
-        try db.query("SELECT l.code FROM link_search CROSS JOIN link_list l ON l.id = link_search.rowid WHERE link_search MATCH ? AND l.site = ? ORDER BY \(order)",
+        try db.query("SELECT l.code FROM link_search CROSS JOIN link_list l ON l.id = link_search.rowid\(join) WHERE link_search MATCH ? AND l.site = ? ORDER BY \(order)",
                      [.text(phrase), .text(query.site)]) { if let code = $0.text(0) { ordered.append(code) } }
         let wanted = query.offset + query.limit
         var matched: [ShortLink] = []
@@ -274,7 +282,7 @@ extension LinkStore {
     /// The links of one page of `query`, in its order. Every form reads an index: the primary key,
     /// links_site_created, link_list's clicks indexes; a search of ``searchIndexMinimum``
     /// characters or more narrows to the trigram index's matches (SQLite FTS5 when they are few,
-    /// ``searchIsNarrow``, in code and clicks order read ordered from link_list,
+    /// ``searchIsNarrow``, read in the list's order and checked until the page is full,
     /// ``orderedCandidatePage``; PostgreSQL pg_trgm, chosen by its planner) and is checked exactly
     /// with LIKE; a shorter one matches the start of the code only. Every plan answers the same.
     public func linkList(_ query: LinkListQuery) throws(LinkStoreError) -> [ShortLink] {
@@ -290,7 +298,7 @@ extension LinkStore {
             case .created: order = "links.created_at \(dir), links.code \(dir)"
             case .clicks: order = "link_list.clicks_7d \(dir), link_list.code ASC"  // link_list's indexes give this order
             }
-            // SQLite, a search with few matches: its codes first (from the trigram index or the
+            // SQLite, a short search with few codes starting so: those codes first (from the
             // primary key), then those links sorted; CROSS JOIN keeps SQLite from walking the
             // whole order instead and probing each link.
             var candidates: (sql: String, bindings: [SQLValue])?
@@ -318,11 +326,7 @@ extension LinkStore {
                     check = ("(LOWER(links.code) LIKE ?\(escape) OR LOWER(links.target) LIKE ?\(escape) OR LOWER(COALESCE(links.preview_title, '')) LIKE ?\(escape))",
                              [pattern, pattern, pattern])
                     if db.dialect == .sqlite, indexed, try LinkStore.searchIsNarrow(db, search, limit: query.narrowLimit) {
-                        let phrase = LinkStore.ftsPhrase(search)
-                        if sort != .created { return try LinkStore.orderedCandidatePage(db, query, phrase: phrase, sort: sort, check: check!) }
-                        candidates = (
-                            "SELECT l.code FROM link_search CROSS JOIN link_list l ON l.id = link_search.rowid WHERE link_search MATCH ? AND l.site = ?",
-                            [.text(phrase), .text(query.site)])
+                        return try LinkStore.orderedCandidatePage(db, query, phrase: LinkStore.ftsPhrase(search), sort: sort, check: check!)
                     }
                 }
             }
