@@ -35,6 +35,7 @@ QUERIES = [
     ("search, 2 characters, no code starts so", "/links?site=fitconnect&q=c9"),
     ("search, 2 characters, every code", "/links?site=fitconnect&q=c0"),
     ("search, two common words together", "/links?site=fitconnect&q=offer+77"),
+    ("search, two common words, newest first", "/links?site=fitconnect&q=offer+77&sort=created&dir=desc"),
 ]
 
 WORDS = ["promo", "spring", "summer", "winter", "launch", "referral", "newsletter", "partner"]

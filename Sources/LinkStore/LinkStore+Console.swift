@@ -24,6 +24,8 @@ public struct LinkListQuery: Sendable {
     /// How many matches a search may have for them to be read first (tests lower it to check
     /// the other way, walking the order).
     var narrowLimit = LinkStore.searchNarrowDocuments
+    /// How many ordered candidates are checked with one statement (tests lower it).
+    var candidateBatch = LinkStore.candidateBatch
 
     public init(site: String, search: String?, sort: LinkListSort, descending: Bool, offset: Int, limit: Int, clicksSince: Int) {
         (self.site, self.search, self.sort, self.descending) = (site, search, sort, descending)
@@ -214,27 +216,75 @@ extension LinkStore {
     /// is full after some thousands of links at most).
     static let searchNarrowDocuments = 20_000
 
-    /// SQLite: whether the FTS5 index's matches for `search` are few enough to read them all
-    /// (the number of links holding its rarest trigram, from link_search_terms; a trigram in no
-    /// link means no match at all, found at once by the index).
+    /// SQLite: whether the FTS5 index's matches for `search` are few enough to read them all:
+    /// some trigram of it is in at most `limit` links (a trigram in no link means no match at
+    /// all, found at once by the index). Each trigram's links are counted through the index up
+    /// to `limit + 1` only: fts5vocab's count reads a trigram's whole list (some tens of ms for
+    /// one in every link of a million).
     static func searchIsNarrow(_ db: any DatabaseConnection, _ search: String, limit: Int) throws(LinkStoreError) -> Bool {
         let scalars = Array(search.unicodeScalars)
         guard scalars.count >= 3 else { return true }
-        var rarest = Int.max
         for gram in Set((0...(scalars.count - 3)).map { i in String(String.UnicodeScalarView(scalars[i..<(i + 3)])) }) {
-            var docs: Int?
-            try db.query("SELECT doc FROM link_search_terms WHERE term = ?", [.text(gram)]) { docs = Int($0.integer(0) ?? 0) }
-            guard let docs else { return true }
-            rarest = min(rarest, docs)
-            if rarest <= limit { return true }
+            var docs = 0
+            try db.query("SELECT COUNT(*) FROM (SELECT rowid FROM link_search WHERE link_search MATCH ? LIMIT ?)",
+                         [.text(ftsPhrase(gram)), .integer(Int64(max(limit, 0) + 1))]) { docs = Int($0.integer(0) ?? 0) }
+            if docs <= limit { return true }
         }
-        return rarest <= limit
+        return false
+    }
+
+    /// `text` as one FTS5 phrase (quoted, its quotes doubled): matched as a substring.
+    static func ftsPhrase(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    /// LinkStore.columns, each qualified with `links.`.
+    static let listColumns = columns.split(separator: ",").map { "links." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+
+    /// How many of the ordered candidates are checked with one statement.
+    static let candidateBatch = 500
+
+    /// SQLite, a narrow search: the FTS5 matches' codes in the list's order (read from link_list
+    /// alone in code and clicks order; with each link's creation time for `created`), then the links checked with `check` a batch at a time
+    /// in that order until the page is full; the trigram index matches (almost) exactly, so a
+    /// page reads its own links and those before it, not every match.
+    static func orderedCandidatePage(_ db: any DatabaseConnection, _ query: LinkListQuery, phrase: String, sort: LinkListSort, check: (sql: String, bindings: [SQLValue])) throws(LinkStoreError) -> [ShortLink] {
+        let dir = query.descending ? "DESC" : "ASC"
+        var join = ""
+        let order: String
+        switch sort {
+        case .code: order = "l.code \(dir)"
+        case .clicks: order = "l.clicks_7d \(dir), l.code ASC"
+        case .created:  // the creation time is in links: its row is read, but not checked yet
+            join = " CROSS JOIN links ON links.site = l.site AND links.code = l.code"
+            order = "links.created_at \(dir), links.code \(dir)"
+        }
+        var ordered: [String] = []
+        try db.query("SELECT l.code FROM link_search CROSS JOIN link_list l ON l.id = link_search.rowid\(join) WHERE link_search MATCH ? AND l.site = ? ORDER BY \(order)",
+                     [.text(phrase), .text(query.site)]) { if let code = $0.text(0) { ordered.append(code) } }
+        let wanted = query.offset + query.limit
+        var matched: [ShortLink] = []
+        var start = 0
+        while matched.count < wanted, start < ordered.count {
+            let batch = Array(ordered[start..<min(start + max(query.candidateBatch, 1), ordered.count)])
+            start += batch.count
+            let marks = Array(repeating: "?", count: batch.count).joined(separator: ", ")
+            var found: [String: ShortLink] = [:]
+            try db.query("SELECT \(listColumns) FROM links WHERE links.site = ? AND links.code IN (\(marks)) AND \(check.sql)",
+                         [.text(query.site)] + batch.map { .text($0) } + check.bindings) { row in
+                let link = LinkStore.link(row)
+                found[link.code] = link
+            }
+            matched += batch.compactMap { found[$0] }
+        }
+        guard query.offset < matched.count, query.limit > 0 else { return [] }
+        return Array(matched[query.offset..<min(wanted, matched.count)])
     }
 
     /// The links of one page of `query`, in its order. Every form reads an index: the primary key,
     /// links_site_created, link_list's clicks indexes; a search of ``searchIndexMinimum``
     /// characters or more narrows to the trigram index's matches (SQLite FTS5 when they are few,
-    /// ``searchIsNarrow``; PostgreSQL pg_trgm, chosen by its planner) and is checked exactly with LIKE; a shorter one matches the start of the code only.
+    /// ``searchIsNarrow``, read in the list's order and checked until the page is full,
+    /// ``orderedCandidatePage``; PostgreSQL pg_trgm, chosen by its planner) and is checked exactly
+    /// with LIKE; a shorter one matches the start of the code only. Every plan answers the same.
     public func linkList(_ query: LinkListQuery) throws(LinkStoreError) -> [ShortLink] {
         try withDB { db throws(LinkStoreError) in
             let dir = query.descending ? "DESC" : "ASC"
@@ -248,7 +298,7 @@ extension LinkStore {
             case .created: order = "links.created_at \(dir), links.code \(dir)"
             case .clicks: order = "link_list.clicks_7d \(dir), link_list.code ASC"  // link_list's indexes give this order
             }
-            // SQLite, a search with few matches: its codes first (from the trigram index or the
+            // SQLite, a short search with few codes starting so: those codes first (from the
             // primary key), then those links sorted; CROSS JOIN keeps SQLite from walking the
             // whole order instead and probing each link.
             var candidates: (sql: String, bindings: [SQLValue])?
@@ -276,15 +326,13 @@ extension LinkStore {
                     check = ("(LOWER(links.code) LIKE ?\(escape) OR LOWER(links.target) LIKE ?\(escape) OR LOWER(COALESCE(links.preview_title, '')) LIKE ?\(escape))",
                              [pattern, pattern, pattern])
                     if db.dialect == .sqlite, indexed, try LinkStore.searchIsNarrow(db, search, limit: query.narrowLimit) {
-                        candidates = (
-                            "SELECT l.code FROM link_search CROSS JOIN link_list l ON l.id = link_search.rowid WHERE link_search MATCH ? AND l.site = ?",
-                            [.text("\"" + search.replacingOccurrences(of: "\"", with: "\"\"") + "\""), .text(query.site)])
+                        return try LinkStore.orderedCandidatePage(db, query, phrase: LinkStore.ftsPhrase(search), sort: sort, check: check!)
                     }
                 }
             }
             var sql = ""
             var bindings: [SQLValue] = []
-            let columns = LinkStore.columns.split(separator: ",").map { "links." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+            let columns = LinkStore.listColumns
             let clicksJoin = "link_list ON link_list.site = links.site AND link_list.code = links.code"
             if let candidates {
                 sql = "WITH candidates (code) AS MATERIALIZED (\(candidates.sql)) SELECT \(columns) FROM candidates CROSS JOIN links ON links.site = ? AND links.code = candidates.code"

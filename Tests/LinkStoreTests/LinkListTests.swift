@@ -75,6 +75,71 @@ import Testing
         #expect(try codes(store, q: "z", sort: .clicks) == ["zz"])
     }
 
+    /// Every plan of a search ≥ 3 characters (the order walked and each link checked; the
+    /// trigram index's matches read first, in code and clicks order checked a batch at a time)
+    /// gives the rows, order and pages of a plain LIKE scan: multi-word searches, searches whose
+    /// trigrams are all common, matches bunched in code order, on links inserted out of order.
+    @Test func everyPlanAnswersAsAPlainLikeScan() throws {
+        let dir = try TempDir()
+        let store = try LinkStore(path: dir.path("l.db"))
+        let words = ["Promo", "Spring", "Summer", "Partner"]
+        var order = Array(0..<240)
+        var seed: UInt64 = 7
+        for i in order.indices.reversed() {  // a fixed shuffle: link_list's ids not in code order
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            order.swapAt(i, Int(seed >> 33) % (i + 1))
+        }
+        for (n, i) in order.enumerated() {
+            try store.insert(ShortLink(code: String(format: "c%04d", i), site: "fitconnect", target: "https://fitconnect.app/signup?referralCode=R\(i)",
+                                       previewTitle: "\(words[i % words.count]) offer \(i)", createdAt: Date(timeIntervalSince1970: TimeInterval(1000 + (n * 37) % 240))))
+        }
+        try store.insert(Self.link("zz", created: 5, title: "OFFER 77 \"quoted\"", site: "fitconnect"))
+        try store.insert(Self.link("c0077", created: 5, title: "offer 77", site: "other"))
+        try store.addClicks(order.prefix(120).map { ClickStoreTests.row(20261201, 1 + $0 % 4, code: String(format: "c%04d", $0)) }, referrers: [])
+        try store.maintainClicks(today: 20261202, retentionDays: 400, referrersPerDay: 10)
+
+        func scan(_ q: String, _ sort: LinkListSort, _ desc: Bool, offset: Int, limit: Int) throws -> [String] {
+            let dir = desc ? "DESC" : "ASC"
+            let order = switch sort {
+            case .code: "links.code \(dir)"
+            case .created: "links.created_at \(dir), links.code \(dir)"
+            case .clicks: "link_list.clicks_7d \(dir), links.code ASC"
+            }
+            let like = "%" + q.lowercased().replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
+            var out: [String] = []
+            try store.withDB { db throws(LinkStoreError) in
+                try db.query("""
+                    SELECT links.code FROM links JOIN link_list ON link_list.site = links.site AND link_list.code = links.code
+                    WHERE links.site = 'fitconnect' AND (LOWER(links.code) LIKE ?1 ESCAPE '\\' OR LOWER(links.target) LIKE ?1 ESCAPE '\\'
+                        OR LOWER(COALESCE(links.preview_title, '')) LIKE ?1 ESCAPE '\\')
+                    ORDER BY \(order) LIMIT ?2 OFFSET ?3
+                    """, [.text(like), .integer(Int64(limit)), .integer(Int64(offset))]) { out.append($0.text(0) ?? "") }
+            }
+            return out
+        }
+        var checked = 0
+        for q in ["offer 77", "offer 7", "OFFER 1", "promo offer 1", "offer", "er 2", "ffe", "referralcode=r1", "r12", "\"quoted\"", "zzz", "spring offer 23"] {
+            for sort in LinkListSort.allCases {
+                for desc in [false, true] {
+                    for (offset, limit) in [(0, 10), (10, 10), (35, 50), (0, 300), (250, 10)] {
+                        let want = try scan(q, sort, desc, offset: offset, limit: limit)
+                        for (narrow, batch) in [(-1, 500), (5, 500), (60, 7), (1_000_000, 1), (1_000_000, 500)] {
+                            var query = LinkListQuery(site: "fitconnect", search: q, sort: sort, descending: desc, offset: offset, limit: limit, clicksSince: 20261126)
+                            (query.narrowLimit, query.candidateBatch) = (narrow, batch)
+                            let got = try store.linkList(query).map(\.code)
+                            #expect(got == want, "q=\(q) sort=\(sort) desc=\(desc) offset=\(offset) limit=\(limit) narrow=\(narrow) batch=\(batch)")
+                            checked += 1
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked == 12 * 3 * 2 * 5 * 5)
+        // The scan itself finds the bunched matches (not an empty answer agreeing with another).
+        #expect(try scan("offer 77", .code, false, offset: 0, limit: 10) == ["c0077", "zz"])
+        #expect(try scan("offer 1", .code, false, offset: 0, limit: 300).count == 1 + 10 + 100)
+    }
+
     @Test func searchIndexFollowsEdits() throws {
         let dir = try TempDir()
         let store = try Self.store(dir)

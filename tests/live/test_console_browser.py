@@ -101,6 +101,14 @@ def check(driver, look, name, tmp_path):
             im.convert("P", palette=Image.Palette.ADAPTIVE, colors=96).save(dest / shot.name, optimize=True)
 
 
+def check_both(driver, name, tmp_path, then="desktop"):
+    """``check`` at both widths on the page shown (one visit), leaving the window at `then`."""
+    for look in ("desktop", "phone"):
+        size(driver, look)
+        check(driver, look, name, tmp_path)
+    size(driver, then)
+
+
 def test_console_in_chromium_is_accessible_at_both_widths(config, start_server, driver, tmp_path):
     from selenium.webdriver.common.by import By
     writer = cli(config, "tokens", "create", "--name", "marketing", "--scope", "write")
@@ -151,7 +159,7 @@ def test_console_in_chromium_is_accessible_at_both_widths(config, start_server, 
         else:
             driver.find_element(By.LINK_TEXT, "Audit log").click()
             assert "marketing" in driver.page_source and "link.update" in driver.page_source and "links.import" in driver.page_source
-            check(driver, look, "audit", tmp_path)
+            check_both(driver, "audit", tmp_path, then="phone")
         submit(driver, "form.who button")
         assert driver.find_elements(By.ID, "token")
         # The session is dead on the server: the cookie a browser might have kept no longer works.
@@ -173,7 +181,7 @@ def create_edit_and_qr(driver, server, tmp_path):
     problem = driver.find_element(By.ID, "code-problem").text
     assert "route 'signup'" in problem, problem
     assert driver.find_element(By.ID, "code").get_attribute("aria-invalid") == "true"
-    check(driver, "desktop", "new-link", tmp_path)
+    check_both(driver, "new-link", tmp_path)
     for field, value, notice, card in (("code", "autumn", "Link autumn created.", "Autumn offer"),
                                        ("previewTitle", "Autumn offer, 30 % off", "Saved.", "Autumn offer, 30 % off")):
         box = driver.find_element(By.ID, field)
@@ -182,7 +190,7 @@ def create_edit_and_qr(driver, server, tmp_path):
         submit(driver, "main form button[type=submit]")
         assert driver.find_element(By.CSS_SELECTOR, ".notice").text == notice
         assert driver.find_element(By.CSS_SELECTOR, "#preview-card .card-title").text == card
-    check(driver, "desktop", "edit-link", tmp_path)
+    check_both(driver, "edit-link", tmp_path)
     png_url = driver.find_element(By.LINK_TEXT, "Download PNG").get_attribute("href")
     cookies = {c["name"]: c["value"] for c in driver.get_cookies()}
     png = requests.get(png_url, cookies=cookies)

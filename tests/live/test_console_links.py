@@ -19,6 +19,7 @@ import requests
 from conftest import ROOT, Server
 from test_api import api, cli
 from test_console import csrf_of, public_status, sign_in
+from test_console_browser import chromium
 
 ANDROID = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36"
 
@@ -195,21 +196,6 @@ def test_preview_headers(env):
     assert "frame-ancestors 'none'" in public.headers["Content-Security-Policy"]
     # No session, no preview.
     assert requests.get(server.admin_url("/console/links/preview?device=android&site=fitconnect&code=spring"), allow_redirects=False).status_code == 303
-
-
-WIDTHS = {"desktop": (1280, 860, False), "phone": (375, 780, True)}
-
-
-def chromium(javascript=True):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars"):
-        options.add_argument(arg)
-    if not javascript:
-        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
 def browser_sign_in(driver, server, token):
