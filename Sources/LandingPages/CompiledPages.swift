@@ -71,8 +71,10 @@ public struct CompiledLandingPage: Sendable {
     /// were made for. The two are functions of those alone (the page fixes the site, route and
     /// variant), so a page asked again for the same link — one link shared widely, the common
     /// case — builds no link, label, title or card and makes no cache lookup; another link
-    /// replaces the entry.
+    /// replaces the entry. An entry over `largestEntry` bytes (a long link's large QR code) is not
+    /// kept: a snapshot holds at most 1,024 compiled pages, so at most 8 MiB of these.
     final class Extras: Sendable {
+        static let largestEntry = 8 * 1024
         private struct Entry {
             var values: [String]
             var locale: String
@@ -90,6 +92,8 @@ public struct CompiledLandingPage: Sendable {
         }
 
         func keep(_ values: [Substring], locale: String, qr: String, cardPath: String) {
+            let bytes = values.reduce(qr.utf8.count + cardPath.utf8.count + locale.utf8.count) { $0 + $1.utf8.count }
+            guard bytes <= Self.largestEntry else { return }
             let entry = Entry(values: values.map(String.init), locale: locale, qr: qr, cardPath: cardPath)
             last.withLock { $0 = entry }
         }
