@@ -1,4 +1,5 @@
 import LinkRouting
+import Synchronization
 
 // Landing pages compiled per snapshot: one `CompiledLandingPage` per route × page variant
 // (platform, crawler or not, in-app browser, language, which parameters are present), learned
@@ -63,6 +64,40 @@ public struct CompiledLandingPage: Sendable {
     /// The route's first path segment when it is a parameter: a segment that reads as one of
     /// the site's hosts changes how a custom-scheme link is spelt.
     let firstSegment: FirstSegment?
+    /// The QR code and card path of the last values asked for (`Extras`).
+    let extras = Extras()
+
+    /// The last QR code and card path this page made, with the slot values and language they
+    /// were made for. The two are functions of those alone (the page fixes the site, route and
+    /// variant), so a page asked again for the same link — one link shared widely, the common
+    /// case — builds no link, label, title or card and makes no cache lookup; another link
+    /// replaces the entry. An entry over `largestEntry` bytes (a long link's large QR code) is not
+    /// kept: a snapshot holds at most 1,024 compiled pages, so at most 8 MiB of these.
+    final class Extras: Sendable {
+        static let largestEntry = 8 * 1024
+        private struct Entry {
+            var values: [String]
+            var locale: String
+            var qr: String
+            var cardPath: String
+        }
+        private let last = Mutex<Entry?>(nil)
+
+        func lookup(_ values: [Substring], locale: String) -> (qr: String, cardPath: String)? {
+            last.withLock { entry in
+                guard let entry, entry.values.count == values.count, entry.locale.utf8.elementsEqual(locale.utf8) else { return nil }
+                for (kept, value) in zip(entry.values, values) where !kept.utf8.elementsEqual(value.utf8) { return nil }
+                return (entry.qr, entry.cardPath)
+            }
+        }
+
+        func keep(_ values: [Substring], locale: String, qr: String, cardPath: String) {
+            let bytes = values.reduce(qr.utf8.count + cardPath.utf8.count + locale.utf8.count) { $0 + $1.utf8.count }
+            guard bytes <= Self.largestEntry else { return }
+            let entry = Entry(values: values.map(String.init), locale: locale, qr: qr, cardPath: cardPath)
+            last.withLock { $0 = entry }
+        }
+    }
 
     struct FirstSegment: Sendable {
         var name: String
@@ -120,7 +155,9 @@ public struct CompiledLandingPage: Sendable {
         case let .page(body):
             var qr = ""
             var cardPath = ""
-            if usesQR || usesCard {
+            if usesQR || usesCard, let kept = extras.lookup(values, locale: locale) {
+                (qr, cardPath) = kept
+            } else if usesQR || usesCard {
                 guard let link = canonical?.string(values) else { return nil }
                 if usesQR {
                     guard let label = qrLabel?.string(values), let svg = qrCode(link, label) else { return nil }
@@ -133,6 +170,7 @@ public struct CompiledLandingPage: Sendable {
                     guard let path = make(card) else { return nil }
                     cardPath = path
                 }
+                extras.keep(values, locale: locale, qr: qr, cardPath: cardPath)
             }
             values.append(Substring(qr))
             values.append(Substring(cardPath))

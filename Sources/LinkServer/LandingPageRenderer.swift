@@ -9,23 +9,27 @@ import MicroHTTP
 /// `largestEntry` (a 2 KB link makes a ~100 KB code) is never kept. A reload builds a new cache
 /// with the new snapshot; the old one goes with the old snapshot.
 final class QRCodeCache: Sendable {
-    private let entries: BoundedCache<String, TrustedHTML>
+    /// The URL and the label as given (nil: the default): hashed as they are, no key string made.
+    struct Key: Hashable, Sendable {
+        let url: String
+        let label: String?
+    }
+    private let entries: BoundedCache<Key, TrustedHTML>
     var byteBudget: Int { entries.byteBudget }
     var largestEntry: Int { entries.largestEntry }
     static let defaultByteBudget = 4 * 1024 * 1024
 
     init(byteBudget: Int = QRCodeCache.defaultByteBudget) {
         entries = BoundedCache(byteBudget: byteBudget, largestEntry: byteBudget / 64, whenFull: .empty) { key, svg in
-            key.utf8.count + svg.html.utf8.count
+            key.url.utf8.count + (key.label?.utf8.count ?? 0) + svg.html.utf8.count
         }
     }
 
     /// The SVG of `url`'s code with the accessible name `label` (default: English).
     func svg(_ url: String, label: String? = nil) -> TrustedHTML? {
-        let label = label ?? "QR code for \(url)"
-        let key = label + "\u{0}" + url
+        let key = Key(url: url, label: label)
         if let hit = entries.cached(key) { return hit }
-        guard let made = LandingRenderer.makeQRCode(url, label: label) else { return nil }
+        guard let made = LandingRenderer.makeQRCode(url, label: label ?? "QR code for \(url)") else { return nil }
         entries.keep(key, made)
         return made
     }
@@ -42,7 +46,12 @@ final class PreviewCardCache: Sendable {
     /// kept alone).
     private let pngs: BoundedCache<String, ConditionalResponse>
     /// Card URL by link and language (a snapshot's cards are a function of the two).
-    private let paths = BoundedCache<String, String>(capacity: PreviewCardCache.pathCapacity, whenFull: .empty)
+    private let paths = BoundedCache<PathKey, String>(capacity: PreviewCardCache.pathCapacity, whenFull: .empty)
+    /// The link and the language, hashed as they are (no key string made per page).
+    struct PathKey: Hashable, Sendable {
+        let link: String
+        let locale: String
+    }
     /// Renders one at a time (and never the same card twice while it is cached).
     private let rendering = Locked<Void>(())
     var budgetBytes: Int { pngs.byteBudget }
@@ -59,7 +68,7 @@ final class PreviewCardCache: Sendable {
 
     /// `/static/og/<hash>.png?l=<path and query of the link>&hl=<language>`.
     func path(for card: PreviewCard, make: (PreviewCard) -> String) -> String {
-        paths.value(card.link + "\u{0}" + card.locale) { make(card) }
+        paths.value(PathKey(link: card.link, locale: card.locale)) { make(card) }
     }
 
     enum Outcome {

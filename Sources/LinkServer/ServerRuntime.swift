@@ -219,9 +219,9 @@ public final class ServerRuntime: Sendable {
             let elapsed = ContinuousClock.now - start
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             // Logged and counted by `requestCompleted`, once the response is really sent.
-            request.attach(AnsweredRequest(
+            request.note(AnsweredRequest.init)?.fill(
                 site: result.site, kind: result.kind, route: result.route, client: result.client, scheme: result.scheme,
-                path: path, seconds: seconds))
+                path: path, seconds: seconds)
             return result.response
         }
 
@@ -231,23 +231,36 @@ public final class ServerRuntime: Sendable {
             let snapshot = runtime.snapshot
             let result = AppOpenBeacon.answer(request, snapshot: snapshot, limiter: runtime.beaconLimiter, counter: runtime.clicks)
             let elapsed = ContinuousClock.now - start
-            request.attach(AnsweredRequest(
+            request.note(AnsweredRequest.init)?.fill(
                 site: result.site, kind: result.kind, route: result.route, client: result.client, scheme: result.scheme,
-                path: AppOpenBeacon.path, seconds: Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)))
+                path: AppOpenBeacon.path, seconds: Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
             return result.response
         }
     }
 
-    /// What the public handler knew about a request, handed to the completion hook.
-    struct AnsweredRequest: Sendable {
-        var site: String?
-        var kind: RequestKind
-        var route: String?
-        var client: String
-        var scheme: String
-        var path: String
+    /// What the public handler knew about a request, handed to the completion hook as the
+    /// request's note (`HTTPRequest.note`): one object per thread, filled again by each request.
+    final class AnsweredRequest: @unchecked Sendable {
+        // @unchecked: filled by the handler, then read by the completion hook of the same request,
+        // on the connection's thread; reused only once nothing else holds it.
+        var site: String? = nil
+        var kind: RequestKind = .error
+        var route: String? = nil
+        var client = ""
+        var scheme = ""
+        var path = ""
         /// Time to compute the response.
-        var seconds: Double
+        var seconds = 0.0
+
+        func fill(site: String?, kind: RequestKind, route: String?, client: String, scheme: String, path: String, seconds: Double) {
+            self.site = site
+            self.kind = kind
+            self.route = route
+            self.client = client
+            self.scheme = scheme
+            self.path = path
+            self.seconds = seconds
+        }
     }
 
     /// The daemon's completion hook, called once per request after its response was sent (or
@@ -257,7 +270,8 @@ public final class ServerRuntime: Sendable {
     /// counters report it.
     public func requestCompleted(_ summary: HTTPRequestSummary) {
         guard summary.headComplete || summary.status != 0 else { return }
-        let answered = summary.annotation as? AnsweredRequest
+        // The public handler fills no other note: no dynamic cast.
+        let answered = summary.note.map { unsafeDowncast($0, to: AnsweredRequest.self) }
         let kind = answered?.kind ?? .error
         let sent = summary.outcome == .completed
         let seconds = answered?.seconds ?? Double(summary.durationNanos) / 1e9

@@ -124,10 +124,15 @@ struct ThreadWord: @unchecked Sendable {
     // @unchecked: a pthread key, created once and never changed.
     private let key: pthread_key_t
 
-    init() {
+    init(destructor: (@convention(c) (UnsafeMutableRawPointer?) -> Void)? = nil) {
         var key = pthread_key_t()
-        pthread_key_create(&key, nil)
+        pthread_key_create(&key, destructor)
         self.key = key
+    }
+
+    /// The value (0: none), left in place.
+    func peek() -> Int {
+        Int(bitPattern: pthread_getspecific(key))
     }
 
     func set(_ value: Int) {
@@ -143,11 +148,14 @@ struct ThreadWord: @unchecked Sendable {
 }
 
 /// Per-request state, created when the request line arrives (URI log callback), stored in
-/// libmicrohttpd's `*con_cls`, released in the completion callback.
+/// libmicrohttpd's `*con_cls`, released in the completion callback. A finished context nobody
+/// else holds is kept as its thread's spare and reused by the next request on that thread
+/// (`take`, `recycle`): no allocation per request, and the target and header `String`s of the
+/// previous request are reused when the new one sent the same bytes.
 final class RequestContext {
-    let rawTarget: String
-    let startNanos: UInt64
-    let connection: ConnectionState?
+    private(set) var rawTarget: String
+    private(set) var startNanos: UInt64
+    private(set) var connection: ConnectionState?
     /// False until the access handler's first call (headers received) has returned.
     var headersReceived = false
     var method = ""
@@ -172,6 +180,13 @@ final class RequestContext {
     var headView: RequestHeadView?
     /// What the handler attached for the completion hook (`HTTPRequest.attach`).
     var annotation: (any Sendable)?
+    /// The handler's note object (`HTTPRequest.note(_:)`); kept across reuses of this context so
+    /// that the next request fills the same object. Reported only when `noteAttached`.
+    var note: (any AnyObject & Sendable)?
+    var noteAttached = false
+    /// The last `String` made of each `KnownHeader`'s value (`HTTPRequest.header(_: KnownHeader)`),
+    /// returned again while the bytes are the same.
+    var knownValues = InlineArray<9, String?>(repeating: nil)
     /// The reply was written to the socket by `PoolRoom.answerDirectly` (MHD then closed the
     /// connection, reporting an error that is not one).
     var answeredDirectly = false
@@ -181,6 +196,73 @@ final class RequestContext {
         self.startNanos = startNanos
         self.connection = connection
     }
+
+    /// This thread's spare context, or a new one, for a request whose target is the C string `uri`.
+    static func take(uri: UnsafePointer<CChar>?, startNanos: UInt64, connection: ConnectionState?) -> RequestContext {
+        let word = spare.take()
+        guard word != 0, let pointer = UnsafeMutableRawPointer(bitPattern: word) else {
+            return RequestContext(rawTarget: uri.map { String(cString: $0) } ?? "", startNanos: startNanos, connection: connection)
+        }
+        let request = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
+        if let uri {
+            if !Self.same(request.rawTarget, uri, count: strlen(uri)) { request.rawTarget = String(cString: uri) }
+        } else {
+            request.rawTarget = ""
+        }
+        request.startNanos = startNanos
+        request.connection = connection
+        return request
+    }
+
+    /// Keeps a finished context as this thread's spare when nothing else holds it and the thread
+    /// has none; what it held for its request is released now.
+    static func recycle(_ request: consuming RequestContext) {
+        var request = request
+        guard isKnownUniquelyReferenced(&request), spare.peek() == 0 else { return }
+        request.connection = nil
+        request.headersReceived = false
+        request.method = ""
+        request.httpVersion = ""
+        request.status = 0
+        request.bodyBytes = 0
+        request.uploadedBytes = 0
+        if !request.body.isEmpty { request.body = [] }
+        request.bodyTooLarge = false
+        request.bodyLimit = 0
+        request.enteredHandler = false
+        request.handlerState = nil
+        if !request.summaryHeaders.isEmpty { request.summaryHeaders = [] }
+        request.rejection = nil
+        request.headView = nil
+        request.annotation = nil
+        request.noteAttached = false
+        request.answeredDirectly = false
+        spare.set(Int(bitPattern: Unmanaged.passRetained(request).toOpaque()))
+    }
+
+    /// The value of `header` as a `String`: the previous one when the bytes are the same.
+    func knownValue(_ header: KnownHeader, _ bytes: UnsafeRawBufferPointer) -> String {
+        if let previous = knownValues[header.rawValue], let base = bytes.baseAddress,
+           Self.same(previous, base.assumingMemoryBound(to: CChar.self), count: bytes.count) {
+            return previous
+        }
+        let value = String(decoding: bytes, as: UTF8.self)
+        knownValues[header.rawValue] = value
+        return value
+    }
+
+    /// True when `string`'s UTF-8 is exactly the `count` bytes at `bytes`.
+    private static func same(_ string: String, _ bytes: UnsafePointer<CChar>, count: Int) -> Bool {
+        guard string.utf8.count == count else { return false }
+        return string.utf8.withContiguousStorageIfAvailable { own in
+            count == 0 || memcmp(own.baseAddress!, bytes, count) == 0
+        } ?? false
+    }
+
+    /// One spare context per thread (a retained pointer; released when the thread ends).
+    private static let spare = ThreadWord(destructor: { pointer in
+        if let pointer { Unmanaged<RequestContext>.fromOpaque(pointer).release() }
+    })
 }
 
 /// An empty `Cookie` header put in front of the request's headers as soon as its request line is
@@ -225,8 +307,7 @@ enum MHDCallbacks {
     static let requestStarted: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
         cls, uri, connection in
         guard cls != nil else { return nil }
-        let request = RequestContext(rawTarget: uri.map { String(cString: $0) } ?? "", startNanos: monotonicNanos(),
-                                     connection: connection.flatMap(connectionState))
+        let request = RequestContext.take(uri: uri, startNanos: monotonicNanos(), connection: connection.flatMap(connectionState))
         request.connection?.requests.add(1, ordering: .relaxed)
         if let connection { CookieDecoy.install(on: connection) }
         return Unmanaged.passRetained(request).toOpaque()
@@ -435,7 +516,8 @@ enum MHDCallbacks {
                 headers: request.summaryHeaders,
                 headComplete: request.headersReceived,
                 rejectedBy: request.rejection != nil ? .headCheck : (mhdStatus != 0 ? .libmicrohttpd : nil),
-                annotation: request.annotation))
+                annotation: request.annotation,
+                note: request.noteAttached ? request.note : nil))
         }
         if request.enteredHandler {
             daemon.handling.subtract(1, ordering: .sequentiallyConsistent)
@@ -445,6 +527,7 @@ enum MHDCallbacks {
             request.connection?.lastCompletionNanos.store(now, ordering: .releasing)
             request.connection?.busy.store(false, ordering: .releasing)
         }
+        RequestContext.recycle(request)
     }
 
     /// `MHD_OPTION_EXTERNAL_LOGGER` sink (formatted by the C shim).

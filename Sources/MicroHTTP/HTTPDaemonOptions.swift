@@ -175,4 +175,6 @@ public struct HTTPRequestSummary: Sendable {
     public var rejectedBy: Rejecter? = nil
     /// What the handler attached with `HTTPRequest.attach(_:)`.
     public var annotation: (any Sendable)? = nil
+    /// The object the handler filled with `HTTPRequest.note(_:)`; nil when it filled none.
+    public var note: (any AnyObject & Sendable)? = nil
 }

@@ -48,6 +48,24 @@ public struct HTTPRequest {
         context?.annotation = value
     }
 
+    /// An object of type `Note` for the daemon's completion hook (`HTTPRequestSummary.note`), to be
+    /// filled by the handler: the one an earlier request on this thread filled, when of the same
+    /// type and held by nobody else, else `make()`. Unlike `attach(_:)` it allocates nothing per
+    /// request, and the hook reads it without a dynamic cast when its daemon fills only one type.
+    /// Every field must be set again (it holds the previous request's values). Nil for a request
+    /// built in a test.
+    public func note<Note: AnyObject & Sendable>(_ make: () -> Note) -> Note? {
+        guard let context else { return nil }
+        context.noteAttached = true
+        if isKnownUniquelyReferenced(&context.note), let existing = context.note,
+           ObjectIdentifier(type(of: existing)) == ObjectIdentifier(Note.self) {
+            return unsafeDowncast(existing, to: Note.self)
+        }
+        let made = make()
+        context.note = made
+        return made
+    }
+
     /// Keeps `value` from `HTTPHandler.headReceived(_:)` for `HTTPHandler.handle(_:)` of the same
     /// request (`keptForHandler`), e.g. the result of an authentication made before the body.
     public func keepForHandler(_ value: any Sendable) {
@@ -110,7 +128,7 @@ public struct HTTPRequest {
     /// (no lookup); for a request built in a test, looked up by name.
     public func header(_ known: KnownHeader) -> String? {
         if let view = context?.headView {
-            return view.first(known).map { String(decoding: $0, as: UTF8.self) }
+            return view.first(known).map { context!.knownValue(known, $0) }
         }
         return header(known.name)
     }
