@@ -40,10 +40,14 @@ public enum ConfigLoader {
     /// A site as a load read it: the text of its item in the `sites` list, what it decoded to,
     /// and its unknown-key warnings.
     public struct SiteSource: Sendable {
+        /// The item's bytes exactly as written, compared byte for byte on the next reload.
         public let text: [UInt8]
+        /// The site the item decoded to.
         public let config: SiteConfig
+        /// Unknown keys found in the item, in the order the whole-file walk reports them.
         public let warnings: [Diagnostic]
 
+        /// A site read from `text`, decoded to `config`, with its unknown-key `warnings`.
         public init(text: [UInt8], config: SiteConfig, warnings: [Diagnostic] = []) {
             self.text = text
             self.config = config
@@ -54,8 +58,11 @@ public enum ConfigLoader {
     /// What a load read: the model, the unknown-key warnings, and each site's text beside its
     /// model (empty when the root has no `sites` list), for the next reload's `reusing`.
     public struct Loaded: Sendable {
+        /// The whole decoded config.
         public var config: LinkwellConfig
+        /// Unknown-key warnings of the whole file.
         public var warnings: [Diagnostic]
+        /// One entry per item of the root's `sites` list, in order.
         public var sites: [SiteSource]
     }
 
