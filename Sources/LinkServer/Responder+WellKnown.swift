@@ -16,14 +16,14 @@ import Darwin
 /// trusted proxy may change the Host, client and scheme), a repeated `If-None-Match`, no site for
 /// the Host, a site without the file (its 404 says why), a target byte `isOriginForm` refuses.
 extension Responder {
-    /// The three exact paths, as bytes, with the kind each answers; the index also picks the
-    /// path's `String` for the access log (`wellKnownPathStrings`).
-    static let wellKnownPaths: [(bytes: [UInt8], kind: RequestKind)] = [
-        (Array("/.well-known/apple-app-site-association".utf8), .aasa),
-        (Array("/apple-app-site-association".utf8), .aasa),
-        (Array(assetLinksPath.utf8), .assetlinks),
+    /// The three exact paths with the kind each answers; the index also picks the path's `String`
+    /// for the access log (`wellKnownPathStrings`).
+    static let wellKnownPaths: [(path: StaticString, kind: RequestKind)] = [
+        ("/.well-known/apple-app-site-association", .aasa),
+        ("/apple-app-site-association", .aasa),
+        ("/.well-known/assetlinks.json", .assetlinks),
     ]
-    static let wellKnownPathStrings: [String] = wellKnownPaths.map { String(decoding: $0.bytes, as: UTF8.self) }
+    static let wellKnownPathStrings: [String] = wellKnownPaths.map { $0.path.description }
 
     /// A request for an association file, answered; nil: take the general path (`respond`).
     /// `path` is the matched path's `String` (for the access log, which logs the path as sent).
@@ -46,17 +46,15 @@ extension Responder {
     /// other target, or one with a byte `isOriginForm` refuses (a space, a control byte, DEL).
     static func wellKnownPathIndex(_ target: String) -> Int? {
         func find(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-            var pathEnd = bytes.count
-            for i in 0..<bytes.count {
-                let b = bytes[i]
-                if b <= 0x20 || b == 0x7F { return nil }
-                if b == UInt8(ascii: "?") && pathEnd == bytes.count { pathEnd = i }
-            }
-            // Each path has its own length: one memcmp at most.
-            for (i, path) in wellKnownPaths.enumerated() where path.bytes.count == pathEnd {
-                return path.bytes.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes.baseAddress!, pathEnd) == 0 } ? i : nil
-            }
-            return nil
+            guard let base = bytes.baseAddress else { return nil }
+            let question = memchr(base, Int32(UInt8(ascii: "?")), bytes.count)
+            let pathEnd = question.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? bytes.count
+            // Each path has its own length: one memcmp at most. A path equal to one of them has
+            // no byte `isOriginForm` refuses; the query is checked below.
+            guard let which = wellKnownPaths.firstIndex(where: { $0.path.utf8CodeUnitCount == pathEnd }),
+                  memcmp(base, wellKnownPaths[which].path.utf8Start, pathEnd) == 0 else { return nil }
+            for i in pathEnd..<bytes.count where bytes[i] <= 0x20 || bytes[i] == 0x7F { return nil }
+            return which
         }
         if let found = target.utf8.withContiguousStorageIfAvailable(find) { return found }
         return Array(target.utf8).withUnsafeBufferPointer(find)
