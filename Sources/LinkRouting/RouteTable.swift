@@ -302,13 +302,19 @@ public struct RouteTable: Sendable {
     /// The site for a Host header value (port and trailing dot ignored); with one site, or a
     /// default site, every host gets one.
     public func site(forHost rawHost: String, fallbackToDefault: Bool = true) -> CompiledSite? {
+        siteIndex(forHost: rawHost, fallbackToDefault: fallbackToDefault).map { sites[$0] }
+    }
+
+    /// `site(forHost:)`'s position in `sites`: for a caller that needs only a field or two of the
+    /// site (no copy of the `CompiledSite` struct).
+    public func siteIndex(forHost rawHost: String, fallbackToDefault: Bool = true) -> Int? {
         // An ASCII host (what Host headers carry) is read on its bytes: no String, no hashing
         // of one; a non-ASCII one goes the String way below (Unicode lower-casing).
         if let found = rawHost.utf8.withContiguousStorageIfAvailable({ siteIndex(hostBytes: $0, fallbackToDefault: fallbackToDefault) }),
            let index = found {
-            return index.map { sites[$0] }
+            return index
         }
-        if let i = hostIndex[rawHost] { return sites[i] }
+        if let i = hostIndex[rawHost] { return i }
         var host = Substring(rawHost)
         if host.utf8.first == UInt8(ascii: "[") {
             if let close = host.utf8.firstIndex(of: UInt8(ascii: "]")) { host = host[...close] }
@@ -317,13 +323,12 @@ public struct RouteTable: Sendable {
         }
         if host.utf8.last == UInt8(ascii: ".") { host = host.dropLast() }
         let h = host.lowercased()
-        if let i = hostIndex[h] { return sites[i] }
+        if let i = hostIndex[h] { return i }
         let hLength = h.utf8.count
-        for w in wildcardIndex where hLength > w.suffix.utf8.count && h.hasSuffix(w.suffix) { return sites[w.site] }
+        for w in wildcardIndex where hLength > w.suffix.utf8.count && h.hasSuffix(w.suffix) { return w.site }
         // The wildcard's root (`example.com` for `*.example.com`) serves the files too.
-        for w in wildcardIndex where hLength == w.suffix.utf8.count - 1 && h == String(w.suffix.dropFirst()) { return sites[w.site] }
-        if fallbackToDefault, let d = defaultSite { return sites[d] }
-        return nil
+        for w in wildcardIndex where hLength == w.suffix.utf8.count - 1 && h == String(w.suffix.dropFirst()) { return w.site }
+        return fallbackToDefault ? defaultSite : nil
     }
 
     /// `site(forHost:)`'s index over the Host value's bytes; nil when the host (less its port

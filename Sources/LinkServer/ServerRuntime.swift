@@ -207,8 +207,13 @@ public final class ServerRuntime: Sendable {
         func handle(_ request: HTTPRequest) -> HTTPResponse {
             if request.method == "POST" { return appOpen(request) }
             let start = ContinuousClock.now
-            let facts = RequestFacts(request)
             let snapshot = runtime.snapshot
+            if let (result, path) = Responder.wellKnown(snapshot, request) {
+                // No click to count; the log shows the path as sent (the matched one).
+                noted(request, result, path: snapshot.logQueryStrings ? request.rawTarget : path, since: start)
+                return result.response
+            }
+            let facts = RequestFacts(request)
             // Read before the responder takes the facts.
             let isGet = facts.method == "GET"
             let path = snapshot.logQueryStrings ? facts.rawTarget : String(facts.rawPath)
@@ -216,13 +221,18 @@ public final class ServerRuntime: Sendable {
             if let click = result.click, let clicks = runtime.clicks, clicks.enabled, isGet {
                 clicks.record(click, referer: request.header(.referer))
             }
+            noted(request, result, path: path, since: start)
+            return result.response
+        }
+
+        /// Hands what the responder knew to `requestCompleted` (the request's note), which logs
+        /// and counts the request once its response is really sent.
+        private func noted(_ request: HTTPRequest, _ result: ResponderResult, path: String, since start: ContinuousClock.Instant) {
             let elapsed = ContinuousClock.now - start
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            // Logged and counted by `requestCompleted`, once the response is really sent.
             request.note(AnsweredRequest.init)?.fill(
                 site: result.site, kind: result.kind, route: result.route, client: result.client, scheme: result.scheme,
                 path: path, seconds: seconds)
-            return result.response
         }
 
         /// `POST /.well-known/linkwell/opens`, the one POST the head check lets through.

@@ -176,8 +176,11 @@ final class RequestContext {
     var summaryHeaders: [(name: String, value: String)] = []
     /// Set when the head was refused before the handler ran (`RequestHeadCheck`).
     var rejection: RequestHeadRejection?
-    /// The known headers the head check found (nil until it passed).
-    var headView: RequestHeadView?
+    /// The known headers the head check found (meaningful once `headChecked`). Not an optional:
+    /// each lookup reads one slot in place instead of copying the whole view out.
+    var headView = RequestHeadView()
+    /// The head check passed and filled `headView`.
+    var headChecked = false
     /// What the handler attached for the completion hook (`HTTPRequest.attach`).
     var annotation: (any Sendable)?
     /// The handler's note object (`HTTPRequest.note(_:)`); kept across reuses of this context so
@@ -233,7 +236,7 @@ final class RequestContext {
         request.handlerState = nil
         if !request.summaryHeaders.isEmpty { request.summaryHeaders = [] }
         request.rejection = nil
-        request.headView = nil
+        request.headChecked = false
         request.annotation = nil
         request.noteAttached = false
         request.answeredDirectly = false
@@ -415,6 +418,7 @@ enum MHDCallbacks {
                 }
             }
             request.headView = view
+            request.headChecked = true
             request.bodyLimit = daemon.requestBodyLimit
             guard daemon.collectsRequestBodies || daemon.headLimits.isPathMethod(request.method) else { return .YES }
             // Before any body byte: the handler may refuse now (a missing token) or set this

@@ -127,15 +127,15 @@ public struct HTTPRequest {
     /// The first value of a `KnownHeader`: from the head check's one pass over the header list
     /// (no lookup); for a request built in a test, looked up by name.
     public func header(_ known: KnownHeader) -> String? {
-        if let view = context?.headView {
-            return view.first(known).map { context!.knownValue(known, $0) }
+        if let context, context.headChecked {
+            return context.headView.first(known).map { context.knownValue(known, $0) }
         }
         return header(known.name)
     }
 
     /// How many header lines carried `known` (0 when absent).
     public func headerCount(_ known: KnownHeader) -> Int {
-        if let view = context?.headView { return view.lines(known) }
+        if let context, context.headChecked { return context.headView.lines(known) }
         return headerValues(known.name).count
     }
 

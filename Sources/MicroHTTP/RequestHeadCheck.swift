@@ -85,10 +85,10 @@ enum RequestHeadCheck {
         if method.utf8.count + rawTarget.utf8.count + versionText.utf8.count + 4 > limits.lineBytes {
             return RequestHeadRejection(status: 414, reason: "the request line is longer than \(limits.lineBytes) bytes")
         }
-        if method.isEmpty || !method.utf8.allSatisfy(isTokenByte) {
+        if method.isEmpty || !allBytes(of: method, isTokenByte) {
             return RequestHeadRejection(status: 400, reason: "the method is not a token")
         }
-        if rawTarget.isEmpty || !rawTarget.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) {
+        if rawTarget.isEmpty || !allBytes(of: rawTarget, { $0 > 0x20 && $0 != 0x7F }) {
             return RequestHeadRejection(status: 400, reason: "the request-target has a space, a control character or DEL")
         }
         // MHD cuts the target at a NUL byte. Its copy of the line keeps the target and the
@@ -225,6 +225,17 @@ enum RequestHeadCheck {
             break
         }
         return .YES
+    }
+
+    /// True when every UTF-8 byte of `text` passes `test`: a loop over the string's contiguous
+    /// storage (what a string read from a request has), not an index walk over its UTF-8 view.
+    @inline(__always)
+    static func allBytes(of text: String, _ test: (UInt8) -> Bool) -> Bool {
+        let verdict = text.utf8.withContiguousStorageIfAvailable { bytes in
+            for b in bytes where !test(b) { return false }
+            return true
+        }
+        return verdict ?? text.utf8.allSatisfy(test)
     }
 
     /// The bytes below 64 allowed between two header lines (the NULs MHD wrote, CR, LF, SP, HTAB)

@@ -61,6 +61,7 @@ struct RequestHeadView {
     }
 
     /// The first value's bytes; empty for a header sent without a value, nil when absent.
+    @inline(__always)
     func first(_ header: KnownHeader) -> UnsafeRawBufferPointer? {
         let slot = slots[header.rawValue]
         guard slot.lines > 0 else { return nil }
@@ -68,6 +69,7 @@ struct RequestHeadView {
         return UnsafeRawBufferPointer(start: value, count: slot.count)
     }
 
+    @inline(__always)
     func lines(_ header: KnownHeader) -> Int {
         slots[header.rawValue].lines
     }
