@@ -65,6 +65,31 @@ struct KeptLandingResponseTests {
         #expect(snapshot.answerer.cache.kept.bytes == 0, "the replaced response's bytes are given back")
     }
 
+    @Test("a compiled page answers only its own parameter names (the variant key is a hash of them)")
+    func exactNames() throws {
+        let (loaded, report) = ServerRuntime.loadSnapshot(configPath: Fixture.root.appendingPathComponent("config/linkwell.json5").path)
+        let snapshot = try #require(loaded, "\(report.errors)")
+        let renderer = try #require(snapshot.renderer as? LandingPageRenderer)
+        var found: (CompiledSite, LinkMatch)?
+        for site in snapshot.table.sites where found == nil {
+            if case let .matched(match) = snapshot.table.resolve(site: site, path: "/post/123", query: nil, fragment: nil) { found = (site, match) }
+        }
+        let (site, match) = try #require(found)
+        let browser = BrowserFacts(userAgent: nil)
+        let catalog = renderer.locale(site: site, browser: browser, acceptLanguage: nil)
+        let page = try #require(renderer.compiledPage(for: match, site: site, browser: browser, catalog: catalog).compiled)
+        func answer(_ m: LinkMatch) -> CompiledLandingPage.Outcome? {
+            page.answer(match: m, site: site, renderer: renderer.landing, locale: catalog.tag)
+        }
+        #expect(answer(match) != nil)
+        var extra = match
+        extra.parameters["utm_source"] = "x"
+        #expect(answer(extra) == nil, "a name the page was not compiled for")
+        var fewer = match
+        fewer.parameters = [:]
+        #expect(answer(fewer) == nil)
+    }
+
     @Test("a budget without room keeps nothing, and gives back what it could not keep")
     func budget() {
         let budget = CompiledPageCache.KeptBudget(limit: 100)
