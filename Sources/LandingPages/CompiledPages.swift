@@ -15,10 +15,13 @@ public struct PageVariant: Hashable, Sendable {
     public var crawler: Bool
     public var inAppBrowser: String?
     public var locale: String
-    /// The parameter names present (sorted), and the values of the `oneOf` ones (a closed set,
-    /// so they are part of the variant rather than slots).
-    public var names: [String]
-    public var fixedValues: [String]
+    /// The parameter names present, and the values of the `oneOf` ones (a closed set, so part of
+    /// the variant rather than slots), as one order-independent sum of seeded hashes: no array of
+    /// names is made, sorted or hashed per request. Two sets of names that only this sum tells
+    /// apart would share a compiled page (a 64-bit hash seeded at random per process: never on
+    /// purpose); that page takes only its own names (`CompiledLandingPage.answer` checks them
+    /// exactly), so the other set is rendered the slow way, never with the wrong page.
+    public var parameters: Int
 
     public init(match: LinkMatch, site: CompiledSite, browser: BrowserFacts, locale: String) {
         self.site = site.index
@@ -27,11 +30,26 @@ public struct PageVariant: Hashable, Sendable {
         self.crawler = browser.crawler != nil
         self.inAppBrowser = browser.crawler == nil ? browser.inAppBrowser : nil
         self.locale = locale
-        var names = Array(match.parameters.keys)
-        if names.count > 1 { names.sort() }
-        self.names = names
-        let closed = site.entries.indices.contains(match.entryIndex) ? CompiledLandingPage.closedParameters(site.entries[match.entryIndex]) : []
-        self.fixedValues = closed.isEmpty ? [] : names.filter(closed.contains).map { match.parameters[$0] ?? "" }
+        let segments = site.entries.indices.contains(match.entryIndex) ? site.entries[match.entryIndex].pattern.segments : []
+        var sum = match.parameters.count
+        for (name, value) in match.parameters {
+            var hasher = Hasher()
+            hasher.combine(name)
+            if Self.isClosed(name, in: segments) {
+                hasher.combine(true)
+                hasher.combine(value)
+            }
+            sum &+= hasher.finalize()
+        }
+        self.parameters = sum
+    }
+
+    /// Whether parameter `name` has a closed set of values (`oneOf`) in `segments`.
+    static func isClosed(_ name: String, in segments: [PathSegment]) -> Bool {
+        for segment in segments {
+            if case let .param(n, _, _, oneOf) = segment, oneOf != nil, n == name { return true }
+        }
+        return false
     }
 }
 
@@ -138,7 +156,10 @@ public struct CompiledLandingPage: Sendable {
     /// holds the renderer in a class passes these without copying the whole renderer).
     public func answer(match: LinkMatch, site: CompiledSite, display: ParameterDisplay, qrCode: (String, String) -> TrustedHTML?,
                        previewCard: ((PreviewCard) -> String?)?, locale: String, byReference: Bool = false) -> Outcome? {
-        guard match.route == route, match.iosAppIDs == iosAppIDs, match.androidPackages == androidPackages else { return nil }
+        guard match.route == route, match.iosAppIDs == iosAppIDs, match.androidPackages == androidPackages,
+              // Exactly this page's parameters: with the checks below (each slot's and fixed
+              // one's name present), no other name is (`PageVariant.parameters` is a hash).
+              match.parameters.count == slotNames.count + fixed.count else { return nil }
         for (name, value) in fixed where match.parameters[name] != value { return nil }
         // A value the page may not show in its text: rendered the slow way, with the app's name.
         guard display.shows(match, site: site) else { return nil }
@@ -177,10 +198,7 @@ public struct CompiledLandingPage: Sendable {
             if byReference {
                 var written: [UInt8] = []
                 written.reserveCapacity(qr.utf8.count + 512)
-                var spans: [Int32] = []
-                spans.reserveCapacity(body.spanCapacity)
-                return body.write(values, written: &written, spans: &spans)
-                    ? .spans(literal: body.literalStorage, written: written, spans: spans) : nil
+                return body.spans(values, written: &written).map { .spans(literal: body.literalStorage, written: written, spans: $0) }
             }
             var out: [UInt8] = []
             out.reserveCapacity(body.literalBytes + qr.utf8.count + 512)
@@ -191,7 +209,7 @@ public struct CompiledLandingPage: Sendable {
     public enum Outcome: Sendable, Equatable {
         case page([UInt8])
         /// The page as spans over the compiled literal and this request's bytes
-        /// (`CompiledText.write(_:written:spans:)`); only with `byReference`.
+        /// (`CompiledText.spans(_:written:)`); only with `byReference`.
         case spans(literal: [UInt8], written: [UInt8], spans: [Int32])
         case redirect(String)
     }

@@ -199,35 +199,58 @@ public struct CompiledText: Sendable, Equatable {
         }
     }
 
-    /// Writes the text for `values` as spans (`start, end` pairs, in output order) over the
-    /// literal followed by `written`: literal ranges by reference, only the slots' escaped bytes
-    /// appended to `written`. Offsets at or past `literalBytes` are `written`'s, less
-    /// `literalBytes`. False as for `write(_:into:)`.
-    public func write(_ values: [Substring], written: inout [UInt8], spans: inout [Int32]) -> Bool {
+    /// The text for `values` as spans (`start, end` pairs, in output order) over the literal
+    /// followed by `written`: literal ranges by reference, only the slots' escaped bytes appended
+    /// to `written`. Offsets at or past `literalBytes` are `written`'s, less `literalBytes`. A
+    /// slot that lands several times through the same escaper (a page repeats its link in many
+    /// places) is escaped once: its later places are spans over the same written bytes. nil as
+    /// `write(_:into:)`'s false.
+    public func spans(_ values: [Substring], written: inout [UInt8]) -> [Int32]? {
         let base = Int32(literal.count)
-        return escapers.withUnsafeBufferPointer { escapers in
-            for p in pieces {
-                if p.end > p.start {
-                    spans.append(p.start)
-                    spans.append(p.end)
-                }
-                if p.slot >= 0 {
-                    let before = written.count
-                    guard escapers[Int(p.escaper)].append(values[Int(p.slot)], to: &written) else { return false }
-                    if written.count > before {
-                        spans.append(base + Int32(before))
-                        spans.append(base + Int32(written.count))
+        let pairs = slotCount * escapers.count
+        var complete = true
+        let spans = escapers.withUnsafeBufferPointer { escapers in
+            // Per (slot, escaper): the start and end of its escaped bytes in `written`, or -1 when
+            // not written yet. On the stack: a page has a few slots and a handful of escapers.
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: max(2 * pairs, 1)) { made in
+                made.initialize(repeating: -1)
+                // At most two spans per piece: filled in place, no capacity check per span.
+                return [Int32](unsafeUninitializedCapacity: spanCapacity) { out, count in
+                    var n = 0
+                    for p in pieces {
+                        if p.end > p.start {
+                            out[n] = p.start
+                            out[n + 1] = p.end
+                            n += 2
+                        }
+                        guard p.slot >= 0 else { continue }
+                        let pair = 2 * (Int(p.slot) * escapers.count + Int(p.escaper))
+                        if made[pair] < 0 {
+                            let before = written.count
+                            guard escapers[Int(p.escaper)].append(values[Int(p.slot)], to: &written) else {
+                                complete = false
+                                break
+                            }
+                            made[pair] = base + Int32(before)
+                            made[pair + 1] = base + Int32(written.count)
+                        }
+                        if made[pair + 1] > made[pair] {
+                            out[n] = made[pair]
+                            out[n + 1] = made[pair + 1]
+                            n += 2
+                        }
                     }
+                    count = n
                 }
             }
-            return true
         }
+        return complete ? spans : nil
     }
 
-    /// Room for the spans of one `write(_:written:spans:)` (two per literal, two per slot).
+    /// Room for the spans of one `spans(_:written:)` (two per literal, two per slot).
     public var spanCapacity: Int { pieces.count * 4 }
 
-    /// The literal bytes (what `write(_:written:spans:)`'s literal spans point into).
+    /// The literal bytes (what `spans(_:written:)`'s literal spans point into).
     public var literalStorage: [UInt8] { literal }
 
     /// The text for `values`, or nil (see `write`).

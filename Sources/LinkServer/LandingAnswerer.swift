@@ -68,7 +68,8 @@ final class LandingAnswerer: Sendable {
     /// one, else made now.
     func answer(_ request: LandingRequest, facts: RequestFacts) -> LinkAnswer {
         if Responder.overridesNothing(request.overrides) {
-            if let compiled = compiled(request) { return compiled }
+            if let catalog = request.visitor.catalog,
+               let compiled = compiled(site: request.site, match: request.match, browser: request.visitor.browser, catalog: catalog) { return compiled }
         } else if let stored = request.stored, let shipped, let catalog = request.visitor.catalog {
             let browser = request.visitor.browser
             let key = LinkPageCache.Key(site: request.site.compiled.index, code: stored.link.link.code, platform: browser.platform, crawler: browser.crawler != nil,
@@ -87,13 +88,17 @@ final class LandingAnswerer: Sendable {
     }
 
     /// The route's compiled page or redirect; nil: not the shipped pages, or a variant or value the
-    /// compiled page does not cover.
-    private func compiled(_ request: LandingRequest) -> LinkAnswer? {
-        guard let shipped, let catalog = request.visitor.catalog else { return nil }
-        let site = request.site.compiled
-        let page = shipped.compiledPage(for: request.match, site: site, browser: request.visitor.browser, catalog: catalog)
+    /// compiled page does not cover. A link asked for twice in a row on a page is sent as the
+    /// page's kept response from then on (`CompiledPageCache.Page.keep`). The request's parts
+    /// come as arguments, read in place (no copy of the request or of the compiled site).
+    private func compiled(site: Site, match: LinkMatch, browser: BrowserFacts, catalog: StringCatalog) -> LinkAnswer? {
+        guard let shipped else { return nil }
+        let page = shipped.compiledPage(for: match, site: site.compiled, browser: browser, catalog: catalog)
+        if let kept = page.kept(match.parameters) {
+            return LinkAnswer(answer: .page(.prepared(kept)), outcome: .appPage)
+        }
         // The renderer's parts, not a copy of the whole renderer.
-        guard let made = page.compiled?.answer(match: request.match, site: site, display: shipped.landing.parameterDisplay,
+        guard let made = page.compiled?.answer(match: match, site: site.compiled, display: shipped.landing.parameterDisplay,
                                                qrCode: shipped.landing.qrCode, previewCard: shipped.landing.previewCard, locale: catalog.tag,
                                                byReference: true)
         else { return nil }
@@ -101,9 +106,15 @@ final class LandingAnswerer: Sendable {
         case let .spans(literal, written, spans):
             // The literal is sent in place; only the parameters' bytes were written.
             let body = SpanBody(constant: literal, written: written, spans: spans)
-            return LinkAnswer(answer: .page(.spans(status: 200, headers: LandingRenderer.pageHeaders(for: site), body: body)), outcome: .appPage)
+            let headers = LandingRenderer.pageHeaders(for: site.compiled)
+            if let kept = page.keep(match.parameters, bytes: body.count, budget: cache.kept, make: {
+                PreparedResponse(status: 200, headers: headers, body: body.bytes)
+            }) {
+                return LinkAnswer(answer: .page(.prepared(kept)), outcome: .appPage)
+            }
+            return LinkAnswer(answer: .page(.spans(status: 200, headers: headers, body: body)), outcome: .appPage)
         case let .page(body):
-            return LinkAnswer(answer: .page(LandingPageRenderer.compiledPage(body, site: site)), outcome: .appPage)
+            return LinkAnswer(answer: .page(LandingPageRenderer.compiledPage(body, site: site.compiled)), outcome: .appPage)
         case let .redirect(location):
             return LinkAnswer(answer: .redirect(location), outcome: ClickOutcome(redirect: page.compiled?.redirectKind ?? .web))
         }

@@ -1,6 +1,7 @@
 import LandingPages
 import LinkRouting
 import MicroHTTP
+import Synchronization
 
 /// A request header as a cache key: a hash of its value (SipHash, seeded at random in every
 /// process, so a client cannot make two values collide on purpose), never the value itself — an
@@ -54,9 +55,76 @@ final class CompiledPageCache: Sendable {
     /// class: a lookup hands out a reference, not a copy of the compiled page.
     final class Page: Sendable {
         let compiled: CompiledLandingPage?
+        /// The parameters of the last link this page answered, and once the same link came
+        /// again, its whole response: a link shared widely is asked for many times in a row, and
+        /// its later requests write no slot and add no header (libmicrohttpd cannot share a
+        /// header list between responses, so a response made per request adds each header again).
+        private let last = Mutex<Last?>(nil)
+
+        struct Last {
+            var parameters: [String: String]
+            var response: PreparedResponse?
+        }
 
         init(compiled: CompiledLandingPage?) {
             self.compiled = compiled
+        }
+
+        /// The kept response of the link with `parameters`, if it is the page's last one.
+        func kept(_ parameters: [String: String]) -> PreparedResponse? {
+            last.withLock { last in
+                guard let last, let response = last.response, last.parameters == parameters else { return nil }
+                return response
+            }
+        }
+
+        /// Notes `parameters` as the page's last link (answered with `bytes` body bytes). When it
+        /// was the last one already, makes its response with `make` and keeps it while `budget`
+        /// has room (the snapshot's pages together), else nil: send the one made per request.
+        func keep(_ parameters: [String: String], bytes: Int, budget: KeptBudget, make: () -> PreparedResponse) -> PreparedResponse? {
+            let again = last.withLock { last -> Bool in
+                if let kept = last, kept.parameters == parameters { return kept.response == nil }
+                if let dropped = last?.response { budget.release(dropped.bodyCount) }
+                last = Last(parameters: parameters, response: nil)
+                return false
+            }
+            guard again, budget.take(bytes) else { return nil }
+            let response = make()
+            let kept = last.withLock { last -> Bool in
+                guard let current = last, current.parameters == parameters, current.response == nil else { return false }
+                last?.response = response
+                return true
+            }
+            if !kept { budget.release(bytes) }
+            return response
+        }
+    }
+
+    /// Bytes the pages' kept responses may hold together (`Page.keep`): a snapshot has at most
+    /// 1,024 compiled pages, and a page over the rest of the budget is sent as made per request.
+    final class KeptBudget: Sendable {
+        static let defaultBytes = 8 * 1024 * 1024
+        let limit: Int
+        private let used = Atomic<Int>(0)
+
+        init(limit: Int = KeptBudget.defaultBytes) {
+            self.limit = limit
+        }
+
+        var bytes: Int { used.load(ordering: .relaxed) }
+
+        func take(_ bytes: Int) -> Bool {
+            var now = used.load(ordering: .relaxed)
+            while now + bytes <= limit {
+                let (exchanged, original) = used.compareExchange(expected: now, desired: now + bytes, ordering: .relaxed)
+                if exchanged { return true }
+                now = original
+            }
+            return false
+        }
+
+        func release(_ bytes: Int) {
+            used.subtract(bytes, ordering: .relaxed)
         }
     }
 
@@ -67,6 +135,8 @@ final class CompiledPageCache: Sendable {
     /// The catalogs are the renderer's (shared storage): an entry holds a reference, not a copy.
     let locales = BoundedCache<LocaleKey, StringCatalog>(byteBudget: CompiledPageCache.headerCacheBytes)
     let pages = BoundedCache<PageVariant, Page>(capacity: 1024)
+    /// What the pages' kept responses hold.
+    let kept = KeptBudget()
     let notFound = BoundedCache<NotFoundKey, PreparedResponse>(capacity: 1024)
     /// Short links with overrides, per link and variant (LinkPageCache.swift).
     let links = LinkPageCache()
