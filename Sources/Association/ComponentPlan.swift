@@ -299,11 +299,12 @@ public struct ComponentPlan: Sendable {
             for i in neighbours(j) where i < j && entries[i].pattern.overlaps(entries[j].pattern) { edge(i, j) }
         }
         for r in 0..<n where entries[r].isRoute {
-            // Every guard of `r` starts with its leading literal path: a sample that does not
-            // cannot match one, and most entries then need no guard matchers at all.
-            let prefix = prepared.guardPrefix(entries[r])
+            // Every guard of `r` starts with its leading literal path and ends with a literal
+            // tail: a sample that does not fit cannot match one, and most entries then need no
+            // guard matchers at all.
+            let ends = prepared.guardEnds(entries[r])
             let others = neighbours(r).filter { y in
-                y != r && prepared.anySample(of: entries[y], startsWith: prefix) && !entries[y].pattern.overlaps(entries[r].pattern)
+                y != r && prepared.anySample(of: entries[y], fits: ends) && !entries[y].pattern.overlaps(entries[r].pattern)
             }
             guard !others.isEmpty else { continue }
             let guards = prepared.guards(entries[r])
@@ -707,32 +708,47 @@ final class PreparedEntries: Sendable {
         self.prepared = prepared
     }
 
-    /// A prefix of every guard of `entry` on both platforms, read literally by both (matching
-    /// the encoded and the decoded path alike): `/` and the leading literal segments made of
-    /// letters, digits, `-`, `_` and `~` only, each followed by its `/` (`/shop/c1/` for
-    /// `/shop/c1/items/{id}`). A guard exists only where a parameter follows them.
-    func guardPrefix(_ entry: CompiledEntry) -> [UInt8] {
+    /// Bytes both platforms' matchers read literally, in encoded and decoded paths alike.
+    static func isPlain(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) || b == UInt8(ascii: "-") || b == UInt8(ascii: "_")
+            || b == UInt8(ascii: "~") || b == UInt8(ascii: "@")
+    }
+
+    /// What every guard of `entry` on both platforms starts and ends with, read literally by both:
+    /// the leading literal segments of plain bytes (``isPlain(_:)``) each with its `/`, then the
+    /// plain prefix of the parameter that follows (`/shop/c1/items/` for `/shop/c1/items/{id}`,
+    /// `/@` for `/@{handle}`); and the plain tail of each guard (`/help` for `/*/?*/help`), nil
+    /// when a guard ends in a wildcard. A sample that does not fit cannot match a guard.
+    func guardEnds(_ entry: CompiledEntry) -> (prefix: [UInt8], tails: [[UInt8]]?) {
         var prefix: [UInt8] = [UInt8(ascii: "/")]
         for seg in entry.pattern.segments {
-            guard case let .literal(l) = seg, !l.isEmpty,
-                l.utf8.allSatisfy({ b in
-                    (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) || b == UInt8(ascii: "-") || b == UInt8(ascii: "_")
-                        || b == UInt8(ascii: "~")
-                })
-            else { break }
+            if case let .param(_, p, _, _) = seg {
+                prefix += p.utf8.prefix(while: PreparedEntries.isPlain)
+                break
+            }
+            guard case let .literal(l) = seg, !l.isEmpty, l.utf8.allSatisfy(PreparedEntries.isPlain) else { break }
             prefix += l.utf8
             prefix.append(UInt8(ascii: "/"))
         }
-        return prefix
+        var tails: [[UInt8]] = []
+        for guardText in ComponentPlan.guardGlobs(entry.pattern) + androidPaths(entry).filter(\.isGuard).map(\.expression) {
+            let tail = Array(guardText.utf8.reversed().prefix(while: { PreparedEntries.isPlain($0) || $0 == UInt8(ascii: "/") }).reversed())
+            if tail.isEmpty { return (prefix, nil) }
+            tails.append(tail)
+        }
+        return (prefix, tails)
     }
 
-    /// Whether a sample path of `entry`, encoded or decoded, starts with `prefix` (ASCII).
-    func anySample(of entry: CompiledEntry, startsWith prefix: [UInt8]) -> Bool {
-        guard prefix.count > 1 else { return true }
+    /// Whether a sample path of `entry`, encoded or decoded, fits ``guardEnds(_:)``.
+    func anySample(of entry: CompiledEntry, fits ends: (prefix: [UInt8], tails: [[UInt8]]?)) -> Bool {
+        guard ends.prefix.count > 1 || ends.tails != nil else { return true }
         let samples = prepared[entry.index]?.samples ?? RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init)
-        return samples.contains { sample in
-            sample.encoded.utf8.starts(with: prefix) || sample.decodedUTF16.starts(with: prefix.lazy.map { UInt16($0) })
+        func fits<C: BidirectionalCollection>(_ path: C) -> Bool where C.Element: BinaryInteger {
+            guard path.starts(with: ends.prefix.lazy.map { C.Element($0) }) else { return false }
+            guard let tails = ends.tails else { return true }
+            return tails.contains { tail in path.reversed().starts(with: tail.reversed().lazy.map { C.Element($0) }) }
         }
+        return samples.contains { fits($0.encoded.utf8) || fits($0.decodedUTF16) }
     }
 
     /// Whether a sample path of `entry` matches one of `guards`.
