@@ -11,14 +11,81 @@ public enum AASAGenerator {
         document(for: site, plan: ComponentPlan(site: site))
     }
 
-    /// The AASA document from an already made plan of the same site.
+    /// The AASA document from an already made plan of the same site: the served bytes, read back.
     public static func document(for site: CompiledSite, plan: ComponentPlan) -> JSONValue {
+        do {
+            return try JSONValue.parse(bytes(for: site, plan: plan))
+        } catch {
+            preconditionFailure("the generated apple-app-site-association is not JSON (\(error)): a Linkwell bug")
+        }
+    }
+
+    /// Writes the document straight to bytes, each object's keys in the serialiser's order
+    /// (sorted by their UTF-8 bytes: `JSONValue.serializedBytes(.pretty)` of the same document).
+    static func write(_ site: CompiledSite, plan: ComponentPlan) -> [UInt8] {
         GenerationCounter.record(.aasa, site: site)
         let format = site.config.aasa?.format ?? .modern
-        var applinks: [(key: String, value: JSONValue)] = []
-        if format != .modern { applinks.append(("apps", .array([]))) }
 
-        // Apps with the same entries share one `details` entry.
+        let groups = appGroups(site)
+        var w = JSONPrettyWriter(capacity: 256 * site.entries.count + 1024)
+        w.beginObject()
+        // Keys in byte order: activitycontinuation, appclips, applinks, webcredentials.
+        let continuation = site.iosApps.filter { $0.activityContinuation == true }.map(\.appID)
+        if !continuation.isEmpty { appsObject("activitycontinuation", continuation, &w) }
+        let clips = site.iosApps.compactMap { app in app.appClipBundleID.map { "\(app.teamID).\($0)" } }
+        if !clips.isEmpty { appsObject("appclips", clips, &w) }
+        w.key("applinks")
+        w.beginObject()
+        if format != .modern {
+            w.key("apps")
+            w.strings([])
+        }
+        w.key("details")
+        w.beginArray()
+        for group in groups where !group.entries.isEmpty {
+            let includes: (CompiledEntry) -> Bool = { $0.iosAppIDs.contains(group.appIDs[0]) }
+            if format != .legacy {
+                w.beginObject()
+                w.key("appIDs")
+                w.strings(group.appIDs)
+                w.key("components")
+                w.beginArray()
+                for c in plan.components(for: .apple, appliesTo: includes) { c.write(to: &w, includeComment: true) }
+                w.endArray()
+                w.endObject()
+            }
+            if format != .modern {
+                // iOS 9–12: path only, `NOT ` excludes; one entry per app (`appID` is singular).
+                let paths = legacyPaths(plan: plan, includes: includes)
+                for id in group.appIDs {
+                    w.beginObject()
+                    w.key("appID")
+                    w.string(id)
+                    w.key("paths")
+                    w.strings(paths)
+                    w.endObject()
+                }
+            }
+        }
+        w.endArray()
+        if !plan.substitutionVariables.isEmpty, format != .legacy {
+            w.key("substitutionVariables")
+            w.beginObject()
+            for (name, values) in JSONPrettyWriter.sortedByUTF8(plan.substitutionVariables, key: \.0) {
+                w.key(name)
+                w.strings(values)
+            }
+            w.endObject()
+        }
+        w.endObject()
+        let credentials = site.iosApps.filter { $0.webcredentials == true }.map(\.appID)
+        if !credentials.isEmpty { appsObject("webcredentials", credentials, &w) }
+        w.endObject()
+        return w.finish()
+    }
+
+    /// Apps with the same entries share one `details` entry: the groups, in app order.
+    static func appGroups(_ site: CompiledSite) -> [(appIDs: [String], entries: [Int])] {
         var groups: [(appIDs: [String], entries: [Int])] = []
         for app in site.iosApps {
             let entries = site.entries.filter { $0.iosAppIDs.contains(app.appID) }.map(\.index)
@@ -28,34 +95,16 @@ public enum AASAGenerator {
                 groups.append(([app.appID], entries))
             }
         }
-        var details: [JSONValue] = []
-        for group in groups where !group.entries.isEmpty {
-            let includes: (CompiledEntry) -> Bool = { $0.iosAppIDs.contains(group.appIDs[0]) }
-            if format != .legacy {
-                let components = plan.components(for: .apple, appliesTo: includes).map { $0.json(includeComment: true) }
-                details.append(.object([("appIDs", .array(group.appIDs.map(JSONValue.string))), ("components", .array(components))]))
-            }
-            if format != .modern {
-                // iOS 9–12: path only, `NOT ` excludes; one entry per app (`appID` is singular).
-                let paths = legacyPaths(plan: plan, includes: includes)
-                for id in group.appIDs {
-                    details.append(.object([("appID", .string(id)), ("paths", .array(paths.map(JSONValue.string)))]))
-                }
-            }
-        }
-        applinks.append(("details", .array(details)))
-        if !plan.substitutionVariables.isEmpty, format != .legacy {
-            applinks.append(
-                ("substitutionVariables", .object(plan.substitutionVariables.map { (key: $0.0, value: .array($0.1.map(JSONValue.string))) })))
-        }
-        var root: [(key: String, value: JSONValue)] = [("applinks", .object(applinks))]
-        let credentials = site.iosApps.filter { $0.webcredentials == true }.map(\.appID)
-        if !credentials.isEmpty { root.append(("webcredentials", ["apps": .array(credentials.map(JSONValue.string))])) }
-        let clips = site.iosApps.compactMap { app in app.appClipBundleID.map { "\(app.teamID).\($0)" } }
-        if !clips.isEmpty { root.append(("appclips", ["apps": .array(clips.map(JSONValue.string))])) }
-        let continuation = site.iosApps.filter { $0.activityContinuation == true }.map(\.appID)
-        if !continuation.isEmpty { root.append(("activitycontinuation", ["apps": .array(continuation.map(JSONValue.string))])) }
-        return .object(root)
+        return groups
+    }
+
+    /// `"key": { "apps": [ids] }`.
+    private static func appsObject(_ key: String, _ ids: [String], _ w: inout JSONPrettyWriter) {
+        w.key(key)
+        w.beginObject()
+        w.key("apps")
+        w.strings(ids)
+        w.endObject()
     }
 
     static func legacyPaths(plan: ComponentPlan, includes: (CompiledEntry) -> Bool) -> [String] {
@@ -80,7 +129,7 @@ public enum AASAGenerator {
     }
 
     public static func bytes(for site: CompiledSite, plan: ComponentPlan) -> [UInt8] {
-        document(for: site, plan: plan).serializedBytes(.pretty)
+        write(site, plan: plan)
     }
 
     /// Apple's limit on the uncompressed file.

@@ -15,39 +15,73 @@ public enum AssetLinksGenerator {
         document(for: site, plan: ComponentPlan(site: site))
     }
 
-    /// The document from an already made plan of the same site.
+    /// The document from an already made plan of the same site: the served bytes, read back.
     public static func document(for site: CompiledSite, plan: ComponentPlan) -> JSONValue {
+        do {
+            return try JSONValue.parse(bytes(for: site, plan: plan))
+        } catch {
+            preconditionFailure("the generated assetlinks.json is not JSON (\(error)): a Linkwell bug")
+        }
+    }
+
+    /// Writes the document straight to bytes, each object's keys in the serialiser's order
+    /// (sorted by their UTF-8 bytes: `JSONValue.serializedBytes(.pretty)` of the same document).
+    static func write(_ site: CompiledSite, plan: ComponentPlan) -> [UInt8] {
         GenerationCounter.record(.assetLinks, site: site)
-        var statements: [JSONValue] = []
+        var w = JSONPrettyWriter(capacity: 256 * site.entries.count + 1024)
+        w.beginArray()
         for app in site.androidApps {
-            var relations: [JSONValue] = [.string(handleAllURLs)]
-            if app.loginCredentials == true { relations.append(.string(getLoginCreds)) }
-            var statement: [(key: String, value: JSONValue)] = [
-                ("relation", .array(relations)),
-                (
-                    "target",
-                    .object([
-                        ("namespace", "android_app"), ("package_name", .string(app.package)),
-                        ("sha256_cert_fingerprints", .array(app.fingerprints.map(JSONValue.string))),
-                    ])
-                ),
-            ]
+            // Keys in byte order: relation, relation_extensions, target.
+            w.beginObject()
+            w.key("relation")
+            w.strings(app.loginCredentials == true ? [handleAllURLs, getLoginCreds] : [handleAllURLs])
+            w.key("relation_extensions")
+            w.beginObject()
+            w.key(handleAllURLs)
+            w.beginObject()
+            w.key("dynamic_app_link_components")
+            w.beginArray()
             let includes: (CompiledEntry) -> Bool = { $0.androidPackages.contains(app.package) }
-            let components = plan.components(for: .android, appliesTo: includes).map { $0.json(includeComment: false) }
-            // No route for this app: claim nothing rather than everything (no rules = all URLs).
-            let rules: [JSONValue] = components.isEmpty ? [["/": "*", "exclude": true]] : components
-            statement.append(
-                ("relation_extensions", .object([(key: handleAllURLs, value: JSONValue.object([("dynamic_app_link_components", .array(rules))]))])))
-            statements.append(.object(statement))
+            let components = plan.components(for: .android, appliesTo: includes)
+            for c in components { c.write(to: &w, includeComment: false) }
+            if components.isEmpty {
+                // No route for this app: claim nothing rather than everything (no rules = all URLs).
+                w.beginObject()
+                w.key("/")
+                w.string("*")
+                w.key("exclude")
+                w.bool(true)
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+            w.endObject()
+            w.key("target")
+            w.beginObject()
+            w.key("namespace")
+            w.string("android_app")
+            w.key("package_name")
+            w.string(app.package)
+            w.key("sha256_cert_fingerprints")
+            w.strings(app.fingerprints)
+            w.endObject()
+            w.endObject()
             for site in app.webTargets ?? [] {
-                statements.append(
-                    .object([
-                        ("relation", .array([.string(getLoginCreds)])),
-                        ("target", .object([("namespace", "web"), ("site", .string(site))])),
-                    ]))
+                w.beginObject()
+                w.key("relation")
+                w.strings([getLoginCreds])
+                w.key("target")
+                w.beginObject()
+                w.key("namespace")
+                w.string("web")
+                w.key("site")
+                w.string(site)
+                w.endObject()
+                w.endObject()
             }
         }
-        return .array(statements)
+        w.endArray()
+        return w.finish()
     }
 
     /// Android's verifier (AOSP StatementRetriever) reads at most 1 MiB of the body.
@@ -59,6 +93,6 @@ public enum AssetLinksGenerator {
     }
 
     public static func bytes(for site: CompiledSite, plan: ComponentPlan) -> [UInt8] {
-        document(for: site, plan: plan).serializedBytes(.pretty)
+        write(site, plan: plan)
     }
 }

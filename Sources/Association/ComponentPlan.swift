@@ -10,6 +10,7 @@ import Foundation
 import LinkRouting
 import LinkwellJSON
 import PlatformMatchers
+import Synchronization
 
 /// One platform component, before serialisation.
 public struct PlannedComponent: Sendable, Equatable {
@@ -37,14 +38,38 @@ public struct PlannedComponent: Sendable, Equatable {
             && a.comment == b.comment && a.entryIndex == b.entryIndex && a.percentEncoded == b.percentEncoded
     }
 
-    public func json(includeComment: Bool) -> JSONValue {
-        var members: [(key: String, value: JSONValue)] = [("/", .string(path))]
-        if !query.isEmpty { members.append(("?", .object(query.map { (key: $0.0, value: JSONValue.string($0.1)) }))) }
-        if let fragment { members.append(("#", .string(fragment))) }
-        if exclude { members.append(("exclude", .bool(true))) }
-        if !percentEncoded { members.append(("percentEncoded", .bool(false))) }
-        if includeComment, let comment { members.append(("comment", .string(comment))) }
-        return .object(members)
+    /// Writes the component as an object of the association file, its keys in byte order
+    /// (`#`, `/`, `?`, `comment`, `exclude`, `percentEncoded`).
+    public func write(to w: inout JSONPrettyWriter, includeComment: Bool) {
+        w.beginObject()
+        if let fragment {
+            w.key("#")
+            w.string(fragment)
+        }
+        w.key("/")
+        w.string(path)
+        if !query.isEmpty {
+            w.key("?")
+            w.beginObject()
+            for (name, pattern) in JSONPrettyWriter.sortedByUTF8(query, key: \.0) {
+                w.key(name)
+                w.string(pattern)
+            }
+            w.endObject()
+        }
+        if includeComment, let comment {
+            w.key("comment")
+            w.string(comment)
+        }
+        if exclude {
+            w.key("exclude")
+            w.bool(true)
+        }
+        if !percentEncoded {
+            w.key("percentEncoded")
+            w.bool(false)
+        }
+        w.endObject()
     }
 }
 
@@ -274,7 +299,13 @@ public struct ComponentPlan: Sendable {
             for i in neighbours(j) where i < j && entries[i].pattern.overlaps(entries[j].pattern) { edge(i, j) }
         }
         for r in 0..<n where entries[r].isRoute {
-            let others = neighbours(r).filter { y in y != r && !entries[y].pattern.overlaps(entries[r].pattern) }
+            // Every guard of `r` starts with its leading literal path and ends with a literal
+            // tail: a sample that does not fit cannot match one, and most entries then need no
+            // guard matchers at all.
+            let ends = prepared.guardEnds(entries[r])
+            let others = neighbours(r).filter { y in
+                y != r && prepared.anySample(of: entries[y], fits: ends) && !entries[y].pattern.overlaps(entries[r].pattern)
+            }
             guard !others.isEmpty else { continue }
             let guards = prepared.guards(entries[r])
             guard !guards.isEmpty else { continue }
@@ -659,23 +690,65 @@ final class PreparedEntries: Sendable {
     private struct Prepared: Sendable {
         var samples: [SamplePath]
         var androidPaths: [ComponentPlan.AndroidPath]
-        var guards: GuardMatchers?
     }
 
     /// By entry index (position in the site's `routes`).
     private let prepared: [Int: Prepared]
+    /// Guard matchers by entry index, compiled when an order first needs them.
+    private let guardMatchers = Mutex<[Int: GuardMatchers]>([:])
 
     init(_ entries: [CompiledEntry]) {
         var prepared: [Int: Prepared] = [:]
         prepared.reserveCapacity(entries.count)
         for entry in entries {
-            let paths = ComponentPlan.androidPaths(for: entry)
             prepared[entry.index] = Prepared(
                 samples: RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init),
-                androidPaths: paths,
-                guards: entry.isRoute ? ComponentPlan.guardMatchers(entry, androidPaths: paths) : nil)
+                androidPaths: ComponentPlan.androidPaths(for: entry))
         }
         self.prepared = prepared
+    }
+
+    /// Bytes both platforms' matchers read literally, in encoded and decoded paths alike.
+    static func isPlain(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) || b == UInt8(ascii: "-") || b == UInt8(ascii: "_")
+            || b == UInt8(ascii: "~") || b == UInt8(ascii: "@")
+    }
+
+    /// What every guard of `entry` on both platforms starts and ends with, read literally by both:
+    /// the leading literal segments of plain bytes (``isPlain(_:)``) each with its `/`, then the
+    /// plain prefix of the parameter that follows (`/shop/c1/items/` for `/shop/c1/items/{id}`,
+    /// `/@` for `/@{handle}`); and the plain tail of each guard (`/help` for `/*/?*/help`), nil
+    /// when a guard ends in a wildcard. A sample that does not fit cannot match a guard.
+    func guardEnds(_ entry: CompiledEntry) -> (prefix: [UInt8], tails: [[UInt8]]?) {
+        var prefix: [UInt8] = [UInt8(ascii: "/")]
+        for seg in entry.pattern.segments {
+            if case let .param(_, p, _, _) = seg {
+                prefix += p.utf8.prefix(while: PreparedEntries.isPlain)
+                break
+            }
+            guard case let .literal(l) = seg, !l.isEmpty, l.utf8.allSatisfy(PreparedEntries.isPlain) else { break }
+            prefix += l.utf8
+            prefix.append(UInt8(ascii: "/"))
+        }
+        var tails: [[UInt8]] = []
+        for guardText in ComponentPlan.guardGlobs(entry.pattern) + androidPaths(entry).filter(\.isGuard).map(\.expression) {
+            let tail = Array(guardText.utf8.reversed().prefix(while: { PreparedEntries.isPlain($0) || $0 == UInt8(ascii: "/") }).reversed())
+            if tail.isEmpty { return (prefix, nil) }
+            tails.append(tail)
+        }
+        return (prefix, tails)
+    }
+
+    /// Whether a sample path of `entry`, encoded or decoded, fits ``guardEnds(_:)``.
+    func anySample(of entry: CompiledEntry, fits ends: (prefix: [UInt8], tails: [[UInt8]]?)) -> Bool {
+        guard ends.prefix.count > 1 || ends.tails != nil else { return true }
+        let samples = prepared[entry.index]?.samples ?? RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init)
+        func fits<C: BidirectionalCollection>(_ path: C) -> Bool where C.Element: BinaryInteger {
+            guard path.starts(with: ends.prefix.lazy.map { C.Element($0) }) else { return false }
+            guard let tails = ends.tails else { return true }
+            return tails.contains { tail in path.reversed().starts(with: tail.reversed().lazy.map { C.Element($0) }) }
+        }
+        return samples.contains { fits($0.encoded.utf8) || fits($0.decodedUTF16) }
     }
 
     /// Whether a sample path of `entry` matches one of `guards`.
@@ -694,7 +767,10 @@ final class PreparedEntries: Sendable {
 
     /// ``ComponentPlan/guardMatchers(_:androidPaths:)`` of a route.
     func guards(_ entry: CompiledEntry) -> GuardMatchers {
-        prepared[entry.index]?.guards ?? ComponentPlan.guardMatchers(entry)
+        if let known = guardMatchers.withLock({ $0[entry.index] }) { return known }
+        let made = ComponentPlan.guardMatchers(entry, androidPaths: androidPaths(entry))
+        guardMatchers.withLock { $0[entry.index] = made }
+        return made
     }
 
     /// ``ComponentPlan/androidPaths(for:)`` of `entry`.

@@ -64,13 +64,15 @@ public enum ConfigValidator {
     ) -> ValidationReport {
         // A site equal to the reused one at its position keeps its own findings (a reload that
         // leaves it alone does not check it again); the cross-site checks always run.
-        let checked = config.validate(reusing: { s in
+        // Each site's own checks read only that site: run on every core.
+        let own = ParallelMap.map(config.sites.count) { s in
             guard s < reusing.count, reusing[s].compiled.index == s, reusing[s].compiled.config == config.sites[s] else {
                 GenerationCounter.record(.siteChecks, index: s)
-                return nil
+                return config.validateSite(config.sites[s], index: s)
             }
             return reusing[s].siteDiagnostics
-        })
+        }
+        let checked = config.validate(reusing: { own[$0] })
         var diagnostics = loadWarnings + (checked.diagnostics + extraChecks(config)).map { $0.withFile(file) }
         let table: RouteTable
         do {

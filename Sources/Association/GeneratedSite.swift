@@ -70,7 +70,8 @@ public struct ValidatedConfig: Sendable {
 
     /// Generates every site of `table` (once).
     public init(file: String, table: RouteTable) {
-        self.init(file: file, table: table, sites: table.sites.map(GeneratedSite.init))
+        let compiled = table.sites
+        self.init(file: file, table: table, sites: ParallelMap.map(compiled.count) { GeneratedSite(compiled[$0]) })
     }
 
     /// Generates the sites of `table`, except those that are the same compilation as a site of
@@ -82,7 +83,9 @@ public struct ValidatedConfig: Sendable {
         file: String, table: RouteTable, reusing previous: [GeneratedSite], siteDiagnostics: [[Diagnostic]]? = nil,
         sources: [ConfigLoader.SiteSource] = []
     ) {
-        var sites = table.sites.map { site in
+        let compiled = table.sites
+        var sites = ParallelMap.map(compiled.count) { i in
+            let site = compiled[i]
             if site.index < previous.count, previous[site.index].compiled.isSameCompilation(as: site) {
                 return previous[site.index]
             }

@@ -123,10 +123,11 @@ public enum ConfigLoader {
         let sources = scanned.siteItems.map { Array(bytes[$0]) }
         let decoder = JSONDecoder()
         decoder.allowsJSON5 = true
-        // A reload: decode only the sites whose text changed, and the rest of the file with an
+        // Each site decoded from its own text (a reload: only the sites whose text changed; a
+        // first load of several sites: each on its own core), and the rest of the file with an
         // empty `sites` list. Anything that fails goes the whole-file way below, which words
         // the error exactly as a first load does.
-        if !previous.isEmpty, let list = scanned.sitesList,
+        if !previous.isEmpty || sources.count > 1, let list = scanned.sitesList,
             let config = try? decodeReusing(bytes, sitesList: list, sources: sources, previous: previous, decoder: decoder)
         {
             // An unchanged site's text has the same keys: its unknown-key warnings are the same.
@@ -199,13 +200,22 @@ public enum ConfigLoader {
     static func decodeReusing(
         _ bytes: [UInt8], sitesList: Range<Int>, sources: [[UInt8]], previous: [SiteSource], decoder: JSONDecoder
     ) throws -> LinkwellConfig {
+        let changed = sources.indices.filter { !($0 < previous.count && previous[$0].text == sources[$0]) }
+        // The changed sites are independent texts: decoded on every core, one decoder each.
+        let changedSites = ConcurrentMap.map(changed.count) { k in
+            let own = JSONDecoder()
+            own.allowsJSON5 = true
+            return Result { () throws -> SiteConfig in try own.decode(SiteConfig.self, from: Data(sources[changed[k]])) }
+        }
+        var decoded = [Result<SiteConfig, any Error>?](repeating: nil, count: sources.count)
+        for (k, i) in changed.enumerated() { decoded[i] = changedSites[k] }
         var sites: [SiteConfig] = []
         sites.reserveCapacity(sources.count)
-        for (i, text) in sources.enumerated() {
-            if i < previous.count, previous[i].text == text {
-                sites.append(previous[i].config)
+        for i in sources.indices {
+            if let result = decoded[i] {
+                sites.append(try result.get())
             } else {
-                sites.append(try decoder.decode(SiteConfig.self, from: Data(text)))
+                sites.append(previous[i].config)
             }
         }
         var root = Data(bytes[..<sitesList.lowerBound])

@@ -192,13 +192,17 @@ public struct RouteTable: Sendable {
         var wildcardIndex: [(suffix: String, site: Int)] = []
         var schemeIndex: [String: Int] = [:]
         var defaultSite: Int? = config.sites.count == 1 ? 0 : nil
+        // A site compiles from its own config and position alone: every site on its own core.
+        let siteConfigs = config.sites
+        let made = ConcurrentMap.map(siteConfigs.count) { s -> (site: CompiledSite, diagnostics: [Diagnostic]) in
+            if s < previous.count, previous[s].index == s, previous[s].config == siteConfigs[s] { return (previous[s], []) }
+            var own: [Diagnostic] = []
+            let compiled = RouteTable.compile(site: siteConfigs[s], index: s, diagnostics: &own)
+            return (compiled, own)
+        }
         for (s, site) in config.sites.enumerated() {
-            let compiled: CompiledSite
-            if s < previous.count, previous[s].index == s, previous[s].config == site {
-                compiled = previous[s]
-            } else {
-                compiled = RouteTable.compile(site: site, index: s, diagnostics: &diagnostics)
-            }
+            let compiled = made[s].site
+            diagnostics += made[s].diagnostics
             for d in compiled.exactDomains where hostIndex[d] == nil { hostIndex[d] = s }
             for w in compiled.wildcardSuffixes { wildcardIndex.append((w, s)) }
             for scheme in compiled.schemes.keys where schemeIndex[scheme] == nil { schemeIndex[scheme] = s }

@@ -65,7 +65,7 @@ extension JSONValue {
     }
 
     /// ``writeString(_:escaping:into:)`` (standard escaping) on bytes.
-    private static func writeString(bytes s: String, into out: inout [UInt8]) {
+    static func writeString(bytes s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { u in
