@@ -13,6 +13,33 @@ private struct RouteDay: Hashable {
     var referrer: String
 }
 
+/// A (site, day) of the top links.
+private struct SiteDay: Hashable {
+    var site: String
+    var day: Int
+}
+
+/// A link's day total as the clicks_daily upsert wrote it (its `RETURNING` list).
+struct LinkDayTotal: Sendable, Equatable {
+    var site: String
+    var day: Int
+    var code: String
+    var route: String
+    var clicks: Int
+
+    static let returning = "site, day, code, route, " + ClickPlatform.allCases.map { "p_\($0.name)" }.joined(separator: " + ")
+
+    /// The short link's total from a row of ``returning``; nil for a route's row (code "").
+    init?(_ r: SQLRow) {
+        guard let code = r.text(2), !code.isEmpty else { return nil }
+        self.init(site: r.text(0) ?? "", day: Int(r.integer(1) ?? 0), code: code, route: r.text(3) ?? "", clicks: Int(r.integer(4) ?? 0))
+    }
+
+    init(site: String, day: Int, code: String, route: String, clicks: Int) {
+        (self.site, self.day, self.code, self.route, self.clicks) = (site, day, code, route, clicks)
+    }
+}
+
 extension LinkStore {
     /// Links kept per site and UTC day in `clicks_top_daily`.
     static let topLinksPerDay = 100
@@ -51,9 +78,10 @@ extension LinkStore {
     }()
 
     /// Adds a flush's rows to the per-site tables and refreshes the top links of the days it
-    /// touched (inside the flush's transaction).
-    static func addRollups(_ db: any DatabaseConnection, _ rows: [ClickCountRow], referrers: [ReferrerCountRow]) throws(LinkStoreError) {
-        guard try hasRollups(db) else { return }
+    /// touched from the links' new day totals (inside the flush's transaction; the caller checked
+    /// ``hasRollups(_:)``).
+    static func addRollups(_ db: any DatabaseConnection, _ rows: [ClickCountRow], referrers: [ReferrerCountRow],
+                           linkTotals: [LinkDayTotal]) throws(LinkStoreError) {
         var perRoute: [RouteDay: ClickCountRow] = [:]
         perRoute.reserveCapacity(64)
         for r in rows {
@@ -83,30 +111,45 @@ extension LinkStore {
             values.append(.text(r.referrer))
             values.append(.integer(Int64(r.count)))
         }
-        // The links' new day totals, read back from their rows, then every (site, day) cut to its top.
-        // A join, so each key is one primary-key lookup (SQLite scans the table for a row-value
-        // `IN (VALUES …)`); the day is cast (PostgreSQL types a VALUES list's parameters as text);
-        // A link enters a full list only above its lowest count (the WHERE also keeps SQLite from
-        // reading the upsert's ON as the join's).
-        let links = rows.filter { !$0.code.isEmpty }
-        guard let firstDay = links.map(\.day).min() else { return }
-        func totalOf(_ t: String) -> String { ClickPlatform.allCases.map { "\(t).p_\($0.name)" }.joined(separator: " + ") }
+        try refreshTopLinks(db, linkTotals)
+    }
+
+    /// Brings each (site, day)'s top links up to date with the flushed links' new day totals.
+    /// The list held the day's top links before the flush and counts only grow, so only a flushed
+    /// link can enter it, and only with a total at least the list's lowest when it is full (a
+    /// tie there is settled by code and route, as ranked below). Of those candidates, one below
+    /// the day's `topLinksPerDay`-th best candidate has that many above it, all written, so the
+    /// ranking would delete it anyway: it is not written. Ties with that candidate are all
+    /// written and left to the database's ranking (its collation orders code and route).
+    static func refreshTopLinks(_ db: any DatabaseConnection, _ linkTotals: [LinkDayTotal]) throws(LinkStoreError) {
+        var perDay: [SiteDay: [LinkDayTotal]] = [:]
+        for t in linkTotals where !t.code.isEmpty { perDay[SiteDay(site: t.site, day: t.day), default: []].append(t) }
+        guard let firstDay = perDay.keys.map(\.day).min() else { return }
+        var keep: [LinkDayTotal] = []
+        for (key, totals) in perDay {
+            var (size, low) = (0, 0)
+            try db.query("SELECT COUNT(*), MIN(clicks) FROM clicks_top_daily WHERE site = ? AND day = ?", [.text(key.site), .integer(Int64(key.day))]) { r in
+                (size, low) = (Int(r.integer(0) ?? 0), Int(r.integer(1) ?? 0))
+            }
+            var candidates = size >= topLinksPerDay ? totals.filter { $0.clicks >= low } : totals
+            if candidates.count > topLinksPerDay {
+                candidates.sort { $0.clicks > $1.clicks }
+                let cut = candidates[topLinksPerDay - 1].clicks
+                candidates = candidates.filter { $0.clicks >= cut }
+            }
+            keep += candidates
+        }
+        guard !keep.isEmpty else { return }
         var start = 0
-        while start < links.count {
-            let chunk = links[start..<min(start + clickRowsPerStatement, links.count)]
+        while start < keep.count {
+            let chunk = keep[start..<min(start + clickRowsPerStatement, keep.count)]
             var bindings: [SQLValue] = []
-            for r in chunk { bindings += [.text(r.site), .text(r.code), .text(r.route), .integer(Int64(r.day))] }
+            bindings.reserveCapacity(chunk.count * 5)
+            for t in chunk { bindings += [.text(t.site), .integer(Int64(t.day)), .text(t.code), .text(t.route), .integer(Int64(t.clicks))] }
             try db.query(
-                """
-                INSERT INTO clicks_top_daily (site, day, code, route, clicks)
-                SELECT d.site, d.day, d.code, d.route, \(totalOf("d")) FROM (VALUES \(Array(repeating: "(?, ?, ?, CAST(? AS BIGINT))", count: chunk.count).joined(separator: ", "))) AS b
-                JOIN clicks_daily d ON d.site = b.column1 AND d.code = b.column2 AND d.route = b.column3 AND d.day = b.column4
-                LEFT JOIN (
-                    SELECT site, day, MIN(clicks) AS low FROM clicks_top_daily WHERE day >= ? GROUP BY site, day HAVING COUNT(*) >= ?
-                ) AS th ON th.site = d.site AND th.day = d.day
-                WHERE th.low IS NULL OR \(totalOf("d")) > th.low
-                ON CONFLICT (site, day, code, route) DO UPDATE SET clicks = excluded.clicks
-                """, bindings + [.integer(Int64(firstDay)), .integer(Int64(topLinksPerDay))])
+                "INSERT INTO clicks_top_daily (site, day, code, route, clicks) VALUES "
+                    + Array(repeating: "(?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+                    + " ON CONFLICT (site, day, code, route) DO UPDATE SET clicks = excluded.clicks", bindings)
             start += chunk.count
         }
         try db.query(

@@ -157,6 +157,61 @@ import Testing
         #expect(try referrers(ClickQuery(code: "a")) == ["": 11, "t.co": 4])
     }
 
+    /// Each (site, day)'s top links after every flush are exactly the `topLinksPerDay` first of
+    /// its short links ranked from scratch (clicks, then code and route): batches where links
+    /// climb past the list's lowest, many ties at its boundary, two sites, two days, routes' rows.
+    @Test func topLinksMatchARankingFromScratchAfterEveryFlush() throws {
+        let dir = try TempDir()
+        let store = try LinkStore(path: dir.path("top.db"))
+        let n = LinkStore.topLinksPerDay
+        var seed: UInt64 = 42
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        func ranked(_ sql: String) throws -> [String] {
+            try store.withDB { db throws(LinkStoreError) in
+                var out: [String] = []
+                try db.query(sql) { r in out.append("\(r.text(0) ?? "") \(r.integer(1) ?? 0) \(r.text(2) ?? "") \(r.text(3) ?? "") \(r.integer(4) ?? 0)") }
+                return out
+            }
+        }
+        let total = ClickPlatform.allCases.map { "p_\($0.name)" }.joined(separator: " + ")
+        let fromScratch = """
+            SELECT site, day, code, route, clicks FROM (
+                SELECT site, day, code, route, \(total) AS clicks,
+                    ROW_NUMBER() OVER (PARTITION BY site, day ORDER BY \(total) DESC, code, route) AS rank
+                FROM clicks_daily WHERE code <> '') AS r WHERE rank <= \(n) ORDER BY site, day, code, route
+            """
+        // A link that reaches the full list's lowest count ranks above the lowest by its code.
+        try store.addClicks((0..<n).map { Self.row(20261130, 2, code: "m\($0)", site: "tie") } + [Self.row(20261130, 1, code: "a", site: "tie")], referrers: [])
+        try store.addClicks([Self.row(20261130, 1, code: "a", site: "tie")], referrers: [])
+        #expect(try ranked("SELECT site, day, code, route, clicks FROM clicks_top_daily ORDER BY site, day, code, route") == (try ranked(fromScratch)))
+        #expect(try ranked("SELECT site, day, code, route, clicks FROM clicks_top_daily WHERE code = 'a'").count == 1)
+        try store.withDB { db throws(LinkStoreError) in try db.query("DELETE FROM clicks_daily WHERE site = 'tie'") }
+        try store.withDB { db throws(LinkStoreError) in try db.query("DELETE FROM clicks_top_daily WHERE site = 'tie'") }
+        var sawFullList = false
+        for batch in 0..<8 {
+            var rows: [ClickCountRow] = []
+            for site in ["fitconnect", "other"] {
+                for day in [20261201, 20261202] where batch < 5 || day == 20261202 {
+                    for i in 0..<(n * 3) where next(3) != 0 {
+                        // Few distinct counts: many ties; later batches lift a few links far.
+                        let clicks = batch > 1 && next(25) == 0 ? 5 + next(20) : 1 + next(2)
+                        rows.append(Self.row(day, clicks, code: "l\(i % (n * 2))", route: i < n * 2 ? "signup" : "workout",
+                                             p: ClickPlatform(rawValue: next(4))!, site: site))
+                    }
+                    rows.append(Self.row(day, 3, code: "", route: "signup", site: site))
+                }
+            }
+            try store.addClicks(rows, referrers: [])
+            let top = try ranked("SELECT site, day, code, route, clicks FROM clicks_top_daily ORDER BY site, day, code, route")
+            #expect(top == (try ranked(fromScratch)), "after flush \(batch)")
+            sawFullList = sawFullList || top.count == 4 * n
+        }
+        #expect(sawFullList)
+    }
+
     @Test func batchesLargerThanOneStatement() throws {
         let dir = try TempDir()
         let store = try LinkStore(path: dir.path("big.db"))
