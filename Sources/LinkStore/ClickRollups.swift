@@ -117,10 +117,11 @@ extension LinkStore {
     /// Brings each (site, day)'s top links up to date with the flushed links' new day totals.
     /// The list held the day's top links before the flush and counts only grow, so only a flushed
     /// link can enter it, and only with a total at least the list's lowest when it is full (a
-    /// tie there is settled by code and route, as ranked below). Of those candidates, one below
-    /// the day's `topLinksPerDay`-th best candidate has that many above it, all written, so the
-    /// ranking would delete it anyway: it is not written. Ties with that candidate are all
-    /// written and left to the database's ranking (its collation orders code and route).
+    /// tie there is settled by code and route, as ranked below). Of those candidates only the
+    /// day's `topLinksPerDay` best are written: any other has that many above it, all written, so
+    /// the ranking would delete it anyway. Code and route are compared as UTF-8 bytes, SQLite's
+    /// order (and PostgreSQL's under the C collation; under a locale collation, which of the links
+    /// tied at the last place stay may follow byte order rather than the locale's).
     static func refreshTopLinks(_ db: any DatabaseConnection, _ linkTotals: [LinkDayTotal]) throws(LinkStoreError) {
         var perDay: [SiteDay: [LinkDayTotal]] = [:]
         for t in linkTotals where !t.code.isEmpty { perDay[SiteDay(site: t.site, day: t.day), default: []].append(t) }
@@ -133,11 +134,15 @@ extension LinkStore {
             }
             var candidates = size >= topLinksPerDay ? totals.filter { $0.clicks >= low } : totals
             if candidates.count > topLinksPerDay {
-                candidates.sort { $0.clicks > $1.clicks }
-                let cut = candidates[topLinksPerDay - 1].clicks
-                candidates = candidates.filter { $0.clicks >= cut }
+                candidates.sort { a, b in
+                    if a.clicks != b.clicks { return a.clicks > b.clicks }
+                    if a.code != b.code { return a.code.utf8.lexicographicallyPrecedes(b.code.utf8) }
+                    return a.route.utf8.lexicographicallyPrecedes(b.route.utf8)
+                }
+                keep += candidates.prefix(topLinksPerDay)
+            } else {
+                keep += candidates
             }
-            keep += candidates
         }
         guard !keep.isEmpty else { return }
         var start = 0
