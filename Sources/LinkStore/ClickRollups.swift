@@ -6,11 +6,10 @@
 
 import Foundation
 
-/// A key of the per-site tables (hashing four fields instead of a string built from them).
+/// A (site, route, day) of the per-site tables (hashing three fields instead of a string built from them).
 private struct RouteDay: Hashable {
     var site, route: String
     var day: Int
-    var referrer: String
 }
 
 /// A (site, day) of the top links.
@@ -79,32 +78,55 @@ extension LinkStore {
 
     /// Adds a flush's rows to the per-site tables and refreshes the top links of the days it
     /// touched from the links' new day totals (inside the flush's transaction; the caller checked
-    /// ``hasRollups(_:)``).
+    /// ``hasRollups(_:)``). The rows are summed in memory first: one upsert per (site, route, day)
+    /// and per (site, route, day, referrer), not one per link.
     static func addRollups(_ db: any DatabaseConnection, _ rows: [ClickCountRow], referrers: [ReferrerCountRow],
                            linkTotals: [LinkDayTotal]) throws(LinkStoreError) {
-        var perRoute: [RouteDay: ClickCountRow] = [:]
-        perRoute.reserveCapacity(64)
+        // One row per (site, route, day), summed in place. The flush's rows come in key order, so
+        // a row mostly has the previous row's (site, route, day): compared before it is hashed.
+        var perRoute: [ClickCountRow] = []
+        var routeIndex: [RouteDay: Int] = [:]
+        var current = -1
         for r in rows {
-            let key = RouteDay(site: r.site, route: r.route, day: r.day, referrer: "")
-            var sum = perRoute[key] ?? ClickCountRow(day: r.day, site: r.site, code: "", route: r.route)
-            for i in sum.platforms.indices { sum.platforms[i] += r.platforms[i] }
-            for i in sum.outcomes.indices { sum.outcomes[i] += r.outcomes[i] }
-            sum.inAppBrowser += r.inAppBrowser
-            sum.crawlers += r.crawlers
-            perRoute[key] = sum
+            if current < 0 || perRoute[current].day != r.day || perRoute[current].route != r.route || perRoute[current].site != r.site {
+                let key = RouteDay(site: r.site, route: r.route, day: r.day)
+                if let i = routeIndex[key] {
+                    current = i
+                } else {
+                    current = perRoute.count
+                    routeIndex[key] = current
+                    perRoute.append(ClickCountRow(day: r.day, site: r.site, code: "", route: r.route))
+                }
+            }
+            perRoute[current].addCounts(of: r)
         }
-        try insertChunks(db, Array(perRoute.values), keys: ["site", "route", "day"], counts: ClickCountRow.countColumns, table: "clicks_site_daily") { r, values in
+        try insertChunks(db, perRoute, keys: ["site", "route", "day"], counts: ClickCountRow.countColumns, table: "clicks_site_daily") { r, values in
             values.append(.text(r.site))
             values.append(.text(r.route))
             values.append(.integer(Int64(r.day)))
             r.appendCounts(to: &values)
         }
-        var perReferrer: [RouteDay: ReferrerCountRow] = [:]
+        // The same per (site, route, day, referrer); the hosts of one (site, route, day) — a run
+        // of neighbouring rows — are looked up in that group's own table, by host alone.
+        var perReferrer: [ReferrerCountRow] = []
+        var groups: [RouteDay: [String: Int]] = [:]
+        var group: [String: Int] = [:]
+        var groupKey: RouteDay?
         for r in referrers {
-            let key = RouteDay(site: r.site, route: r.route, day: r.day, referrer: r.referrer)
-            perReferrer[key, default: ReferrerCountRow(day: r.day, site: r.site, code: "", route: r.route, referrer: r.referrer, count: 0)].count += r.count
+            if groupKey.map({ $0.day != r.day || $0.route != r.route || $0.site != r.site }) ?? true {
+                if let groupKey { groups[groupKey] = group }
+                let key = RouteDay(site: r.site, route: r.route, day: r.day)
+                group = groups.removeValue(forKey: key) ?? [:]
+                groupKey = key
+            }
+            if let i = group[r.referrer] {
+                perReferrer[i].count += r.count
+            } else {
+                group[r.referrer] = perReferrer.count
+                perReferrer.append(ReferrerCountRow(day: r.day, site: r.site, code: "", route: r.route, referrer: r.referrer, count: r.count))
+            }
         }
-        try insertChunks(db, Array(perReferrer.values), keys: ["site", "route", "day", "referrer"], counts: ["count"], table: "click_referrers_site_daily") { r, values in
+        try insertChunks(db, perReferrer, keys: ["site", "route", "day", "referrer"], counts: ["count"], table: "click_referrers_site_daily") { r, values in
             values.append(.text(r.site))
             values.append(.text(r.route))
             values.append(.integer(Int64(r.day)))

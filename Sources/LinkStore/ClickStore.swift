@@ -46,6 +46,14 @@ public struct ClickCountRow: Sendable, Equatable {
         if slot & 1 == 1 { crawlers += count }
     }
 
+    /// Adds the counts of `other` (its day, site, code and route are not checked).
+    mutating func addCounts(of other: ClickCountRow) {
+        for i in platforms.indices { platforms[i] += other.platforms[i] }
+        for i in outcomes.indices { outcomes[i] += other.outcomes[i] }
+        inAppBrowser += other.inAppBrowser
+        crawlers += other.crawlers
+    }
+
     /// Every click of the row.
     public var total: Int { platforms.reduce(0, +) }
 
