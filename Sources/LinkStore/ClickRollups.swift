@@ -154,17 +154,7 @@ extension LinkStore {
             try db.query("SELECT COUNT(*), MIN(clicks) FROM clicks_top_daily WHERE site = ? AND day = ?", [.text(key.site), .integer(Int64(key.day))]) { r in
                 (size, low) = (Int(r.integer(0) ?? 0), Int(r.integer(1) ?? 0))
             }
-            var candidates = size >= topLinksPerDay ? totals.filter { $0.clicks >= low } : totals
-            if candidates.count > topLinksPerDay {
-                candidates.sort { a, b in
-                    if a.clicks != b.clicks { return a.clicks > b.clicks }
-                    if a.code != b.code { return a.code.utf8.lexicographicallyPrecedes(b.code.utf8) }
-                    return a.route.utf8.lexicographicallyPrecedes(b.route.utf8)
-                }
-                keep += candidates.prefix(topLinksPerDay)
-            } else {
-                keep += candidates
-            }
+            keep += best(topLinksPerDay, of: size >= topLinksPerDay ? totals.filter { $0.clicks >= low } : totals)
         }
         guard !keep.isEmpty else { return }
         var start = 0
@@ -187,6 +177,33 @@ extension LinkStore {
                     FROM clicks_top_daily WHERE day >= ?) AS r
                 WHERE rank > ?)
             """, [.integer(Int64(firstDay)), .integer(Int64(topLinksPerDay))])
+    }
+
+    /// The `count` first of `totals` in the top list's order (most clicks, then code and route as
+    /// UTF-8 bytes), kept sorted while the others pass by: most of a flush's links are compared
+    /// with the last kept one only, instead of sorting them all.
+    static func best(_ count: Int, of totals: [LinkDayTotal]) -> [LinkDayTotal] {
+        guard totals.count > count else { return totals }
+        func ranksBefore(_ a: LinkDayTotal, _ b: LinkDayTotal) -> Bool {
+            if a.clicks != b.clicks { return a.clicks > b.clicks }
+            if a.code != b.code { return a.code.utf8.lexicographicallyPrecedes(b.code.utf8) }
+            return a.route.utf8.lexicographicallyPrecedes(b.route.utf8)
+        }
+        var kept: [LinkDayTotal] = []
+        kept.reserveCapacity(count + 1)
+        for t in totals {
+            if kept.count == count {
+                guard ranksBefore(t, kept[count - 1]) else { continue }
+                kept.removeLast()
+            }
+            var (low, high) = (0, kept.count)
+            while low < high {
+                let mid = (low + high) / 2
+                if ranksBefore(kept[mid], t) { low = mid + 1 } else { high = mid }
+            }
+            kept.insert(t, at: low)
+        }
+        return kept
     }
 
     /// The housekeeping's share: days before `cutoff` folded into the per-site months.
