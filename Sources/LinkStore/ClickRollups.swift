@@ -6,11 +6,37 @@
 
 import Foundation
 
-/// A key of the per-site tables (hashing four fields instead of a string built from them).
+/// A (site, route, day) of the per-site tables (hashing three fields instead of a string built from them).
 private struct RouteDay: Hashable {
     var site, route: String
     var day: Int
-    var referrer: String
+}
+
+/// A (site, day) of the top links.
+private struct SiteDay: Hashable {
+    var site: String
+    var day: Int
+}
+
+/// A link's day total as the clicks_daily upsert wrote it (its `RETURNING` list).
+struct LinkDayTotal: Sendable, Equatable {
+    var site: String
+    var day: Int
+    var code: String
+    var route: String
+    var clicks: Int
+
+    static let returning = "site, day, code, route, " + ClickPlatform.allCases.map { "p_\($0.name)" }.joined(separator: " + ")
+
+    /// The short link's total from a row of ``returning``; nil for a route's row (code "").
+    init?(_ r: SQLRow) {
+        guard let code = r.text(2), !code.isEmpty else { return nil }
+        self.init(site: r.text(0) ?? "", day: Int(r.integer(1) ?? 0), code: code, route: r.text(3) ?? "", clicks: Int(r.integer(4) ?? 0))
+    }
+
+    init(site: String, day: Int, code: String, route: String, clicks: Int) {
+        (self.site, self.day, self.code, self.route, self.clicks) = (site, day, code, route, clicks)
+    }
 }
 
 extension LinkStore {
@@ -51,62 +77,96 @@ extension LinkStore {
     }()
 
     /// Adds a flush's rows to the per-site tables and refreshes the top links of the days it
-    /// touched (inside the flush's transaction).
-    static func addRollups(_ db: any DatabaseConnection, _ rows: [ClickCountRow], referrers: [ReferrerCountRow]) throws(LinkStoreError) {
-        guard try hasRollups(db) else { return }
-        var perRoute: [RouteDay: ClickCountRow] = [:]
-        perRoute.reserveCapacity(64)
+    /// touched from the links' new day totals (inside the flush's transaction; the caller checked
+    /// ``hasRollups(_:)``). The rows are summed in memory first: one upsert per (site, route, day)
+    /// and per (site, route, day, referrer), not one per link.
+    static func addRollups(_ db: any DatabaseConnection, _ rows: [ClickCountRow], referrers: [ReferrerCountRow],
+                           linkTotals: [LinkDayTotal]) throws(LinkStoreError) {
+        // One row per (site, route, day), summed in place. The flush's rows come in key order, so
+        // a row mostly has the previous row's (site, route, day): compared before it is hashed.
+        var perRoute: [ClickCountRow] = []
+        var routeIndex: [RouteDay: Int] = [:]
+        var current = -1
         for r in rows {
-            let key = RouteDay(site: r.site, route: r.route, day: r.day, referrer: "")
-            var sum = perRoute[key] ?? ClickCountRow(day: r.day, site: r.site, code: "", route: r.route)
-            for i in sum.platforms.indices { sum.platforms[i] += r.platforms[i] }
-            for i in sum.outcomes.indices { sum.outcomes[i] += r.outcomes[i] }
-            sum.inAppBrowser += r.inAppBrowser
-            sum.crawlers += r.crawlers
-            perRoute[key] = sum
+            if current < 0 || perRoute[current].day != r.day || perRoute[current].route != r.route || perRoute[current].site != r.site {
+                let key = RouteDay(site: r.site, route: r.route, day: r.day)
+                if let i = routeIndex[key] {
+                    current = i
+                } else {
+                    current = perRoute.count
+                    routeIndex[key] = current
+                    perRoute.append(ClickCountRow(day: r.day, site: r.site, code: "", route: r.route))
+                }
+            }
+            perRoute[current].addCounts(of: r)
         }
-        try insertChunks(db, Array(perRoute.values), keys: ["site", "route", "day"], counts: ClickCountRow.countColumns, table: "clicks_site_daily") { r, values in
+        try insertChunks(db, perRoute, keys: ["site", "route", "day"], counts: ClickCountRow.countColumns, table: "clicks_site_daily") { r, values in
             values.append(.text(r.site))
             values.append(.text(r.route))
             values.append(.integer(Int64(r.day)))
             r.appendCounts(to: &values)
         }
-        var perReferrer: [RouteDay: ReferrerCountRow] = [:]
+        // The same per (site, route, day, referrer); the hosts of one (site, route, day) — a run
+        // of neighbouring rows — are looked up in that group's own table, by host alone.
+        var perReferrer: [ReferrerCountRow] = []
+        var groups: [RouteDay: [String: Int]] = [:]
+        var group: [String: Int] = [:]
+        var groupKey: RouteDay?
         for r in referrers {
-            let key = RouteDay(site: r.site, route: r.route, day: r.day, referrer: r.referrer)
-            perReferrer[key, default: ReferrerCountRow(day: r.day, site: r.site, code: "", route: r.route, referrer: r.referrer, count: 0)].count += r.count
+            if groupKey.map({ $0.day != r.day || $0.route != r.route || $0.site != r.site }) ?? true {
+                if let groupKey { groups[groupKey] = group }
+                let key = RouteDay(site: r.site, route: r.route, day: r.day)
+                group = groups.removeValue(forKey: key) ?? [:]
+                groupKey = key
+            }
+            if let i = group[r.referrer] {
+                perReferrer[i].count += r.count
+            } else {
+                group[r.referrer] = perReferrer.count
+                perReferrer.append(ReferrerCountRow(day: r.day, site: r.site, code: "", route: r.route, referrer: r.referrer, count: r.count))
+            }
         }
-        try insertChunks(db, Array(perReferrer.values), keys: ["site", "route", "day", "referrer"], counts: ["count"], table: "click_referrers_site_daily") { r, values in
+        try insertChunks(db, perReferrer, keys: ["site", "route", "day", "referrer"], counts: ["count"], table: "click_referrers_site_daily") { r, values in
             values.append(.text(r.site))
             values.append(.text(r.route))
             values.append(.integer(Int64(r.day)))
             values.append(.text(r.referrer))
             values.append(.integer(Int64(r.count)))
         }
-        // The links' new day totals, read back from their rows, then every (site, day) cut to its top.
-        // A join, so each key is one primary-key lookup (SQLite scans the table for a row-value
-        // `IN (VALUES …)`); the day is cast (PostgreSQL types a VALUES list's parameters as text);
-        // A link enters a full list only above its lowest count (the WHERE also keeps SQLite from
-        // reading the upsert's ON as the join's).
-        let links = rows.filter { !$0.code.isEmpty }
-        guard let firstDay = links.map(\.day).min() else { return }
-        func totalOf(_ t: String) -> String { ClickPlatform.allCases.map { "\(t).p_\($0.name)" }.joined(separator: " + ") }
+        try refreshTopLinks(db, linkTotals)
+    }
+
+    /// Brings each (site, day)'s top links up to date with the flushed links' new day totals.
+    /// The list held the day's top links before the flush and counts only grow, so only a flushed
+    /// link can enter it, and only with a total at least the list's lowest when it is full (a
+    /// tie there is settled by code and route, as ranked below). Of those candidates only the
+    /// day's `topLinksPerDay` best are written: any other has that many above it, all written, so
+    /// the ranking would delete it anyway. Code and route are compared as UTF-8 bytes, SQLite's
+    /// order (and PostgreSQL's under the C collation; under a locale collation, which of the links
+    /// tied at the last place stay may follow byte order rather than the locale's).
+    static func refreshTopLinks(_ db: any DatabaseConnection, _ linkTotals: [LinkDayTotal]) throws(LinkStoreError) {
+        var perDay: [SiteDay: [LinkDayTotal]] = [:]
+        for t in linkTotals where !t.code.isEmpty { perDay[SiteDay(site: t.site, day: t.day), default: []].append(t) }
+        guard let firstDay = perDay.keys.map(\.day).min() else { return }
+        var keep: [LinkDayTotal] = []
+        for (key, totals) in perDay {
+            var (size, low) = (0, 0)
+            try db.query("SELECT COUNT(*), MIN(clicks) FROM clicks_top_daily WHERE site = ? AND day = ?", [.text(key.site), .integer(Int64(key.day))]) { r in
+                (size, low) = (Int(r.integer(0) ?? 0), Int(r.integer(1) ?? 0))
+            }
+            keep += best(topLinksPerDay, of: size >= topLinksPerDay ? totals.filter { $0.clicks >= low } : totals)
+        }
+        guard !keep.isEmpty else { return }
         var start = 0
-        while start < links.count {
-            let chunk = links[start..<min(start + clickRowsPerStatement, links.count)]
+        while start < keep.count {
+            let chunk = keep[start..<min(start + clickRowsPerStatement, keep.count)]
             var bindings: [SQLValue] = []
-            for r in chunk { bindings += [.text(r.site), .text(r.code), .text(r.route), .integer(Int64(r.day))] }
+            bindings.reserveCapacity(chunk.count * 5)
+            for t in chunk { bindings += [.text(t.site), .integer(Int64(t.day)), .text(t.code), .text(t.route), .integer(Int64(t.clicks))] }
             try db.query(
-                """
-                INSERT INTO clicks_top_daily (site, day, code, route, clicks)
-                SELECT d.site, d.day, d.code, d.route, \(totalOf("d")) FROM (VALUES \(Array(repeating: "(?, ?, ?, CAST(? AS BIGINT))", count: chunk.count).joined(separator: ", "))) AS b
-                JOIN clicks_daily d ON d.site = b.column1 AND d.code = b.column2 AND d.route = b.column3 AND d.day = b.column4
-                LEFT JOIN (
-                    SELECT site, day, MIN(clicks) AS low FROM clicks_top_daily WHERE day >= ? GROUP BY site, day HAVING COUNT(*) >= ?
-                ) AS th ON th.site = d.site AND th.day = d.day
-                WHERE th.low IS NULL OR \(totalOf("d")) > th.low
-                ON CONFLICT (site, day, code, route) DO UPDATE SET clicks = excluded.clicks
-                """, bindings + [.integer(Int64(firstDay)), .integer(Int64(topLinksPerDay))])
+                "INSERT INTO clicks_top_daily (site, day, code, route, clicks) VALUES "
+                    + Array(repeating: "(?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+                    + " ON CONFLICT (site, day, code, route) DO UPDATE SET clicks = excluded.clicks", bindings)
             start += chunk.count
         }
         try db.query(
@@ -117,6 +177,33 @@ extension LinkStore {
                     FROM clicks_top_daily WHERE day >= ?) AS r
                 WHERE rank > ?)
             """, [.integer(Int64(firstDay)), .integer(Int64(topLinksPerDay))])
+    }
+
+    /// The `count` first of `totals` in the top list's order (most clicks, then code and route as
+    /// UTF-8 bytes), kept sorted while the others pass by: most of a flush's links are compared
+    /// with the last kept one only, instead of sorting them all.
+    static func best(_ count: Int, of totals: [LinkDayTotal]) -> [LinkDayTotal] {
+        guard totals.count > count else { return totals }
+        func ranksBefore(_ a: LinkDayTotal, _ b: LinkDayTotal) -> Bool {
+            if a.clicks != b.clicks { return a.clicks > b.clicks }
+            if a.code != b.code { return a.code.utf8.lexicographicallyPrecedes(b.code.utf8) }
+            return a.route.utf8.lexicographicallyPrecedes(b.route.utf8)
+        }
+        var kept: [LinkDayTotal] = []
+        kept.reserveCapacity(count + 1)
+        for t in totals {
+            if kept.count == count {
+                guard ranksBefore(t, kept[count - 1]) else { continue }
+                kept.removeLast()
+            }
+            var (low, high) = (0, kept.count)
+            while low < high {
+                let mid = (low + high) / 2
+                if ranksBefore(kept[mid], t) { low = mid + 1 } else { high = mid }
+            }
+            kept.insert(t, at: low)
+        }
+        return kept
     }
 
     /// The housekeeping's share: days before `cutoff` folded into the per-site months.

@@ -46,6 +46,14 @@ public struct ClickCountRow: Sendable, Equatable {
         if slot & 1 == 1 { crawlers += count }
     }
 
+    /// Adds the counts of `other` (its day, site, code and route are not checked).
+    mutating func addCounts(of other: ClickCountRow) {
+        for i in platforms.indices { platforms[i] += other.platforms[i] }
+        for i in outcomes.indices { outcomes[i] += other.outcomes[i] }
+        inAppBrowser += other.inAppBrowser
+        crawlers += other.crawlers
+    }
+
     /// Every click of the row.
     public var total: Int { platforms.reduce(0, +) }
 
@@ -192,15 +200,22 @@ extension LinkStore {
             // SQLite's 2 MB (PostgreSQL has its shared buffers).
             if db.dialect == .sqlite { try db.exec("PRAGMA cache_size = -65536") }
             try db.transaction { () throws(LinkStoreError) in
+                // With the per-site tables, the upsert returns each short link's new day total
+                // for its day's top links (no second read of the rows).
+                let rollups = try LinkStore.hasRollups(db)
+                var totals: [LinkDayTotal] = []
+                if rollups { totals.reserveCapacity(rows.count) }
                 try LinkStore.insertChunks(
-                    db, rows, keys: ["site", "code", "route", "day"], counts: ClickCountRow.countColumns, table: "clicks_daily"
-                ) { r, values in
-                    values.append(.text(r.site))
-                    values.append(.text(r.code))
-                    values.append(.text(r.route))
-                    values.append(.integer(Int64(r.day)))
-                    r.appendCounts(to: &values)
-                }
+                    db, rows, keys: ["site", "code", "route", "day"], counts: ClickCountRow.countColumns, table: "clicks_daily",
+                    returning: rollups ? LinkDayTotal.returning : nil, values: { r, values in
+                        values.append(.text(r.site))
+                        values.append(.text(r.code))
+                        values.append(.text(r.route))
+                        values.append(.integer(Int64(r.day)))
+                        r.appendCounts(to: &values)
+                    }, row: { r throws(LinkStoreError) in
+                        if let t = LinkDayTotal(r) { totals.append(t) }
+                    })
                 try LinkStore.insertChunks(
                     db, referrers, keys: ["site", "code", "route", "day", "referrer"], counts: ["count"], table: "click_referrers_daily"
                 ) { r, values in
@@ -211,14 +226,18 @@ extension LinkStore {
                     values.append(.text(r.referrer))
                     values.append(.integer(Int64(r.count)))
                 }
-                try LinkStore.addRollups(db, rows, referrers: referrers)
+                if rollups { try LinkStore.addRollups(db, rows, referrers: referrers, linkTotals: totals) }
                 try LinkStore.addRecentClicks(db, rows)
             }
         }
     }
 
+    /// Upserts `rows` (counts added to existing ones), `clickRowsPerStatement` per statement; with
+    /// `returning` (a RETURNING list: SQLite ≥ 3.35 and PostgreSQL return the rows as written,
+    /// after the update), `row` is called once per row upserted.
     static func insertChunks<Row>(
-        _ db: any DatabaseConnection, _ rows: [Row], keys: [String], counts: [String], table: String, values: (Row, inout [SQLValue]) -> Void
+        _ db: any DatabaseConnection, _ rows: [Row], keys: [String], counts: [String], table: String, returning: String? = nil,
+        values: (Row, inout [SQLValue]) -> Void, row: (SQLRow) throws(LinkStoreError) -> Void = { _ in }
     ) throws(LinkStoreError) {
         guard !rows.isEmpty else { return }
         let columns = (keys + counts).joined(separator: ", ")
@@ -234,12 +253,12 @@ extension LinkStore {
             if end - start != statementRows {
                 statementRows = end - start
                 statement = "INSERT INTO \(table) (\(columns)) VALUES " + Array(repeating: tuple, count: statementRows).joined(separator: ", ")
-                    + " ON CONFLICT (\(conflict)) DO UPDATE SET \(sums)"
+                    + " ON CONFLICT (\(conflict)) DO UPDATE SET \(sums)" + (returning.map { " RETURNING \($0)" } ?? "")
             }
             var bindings: [SQLValue] = []
             bindings.reserveCapacity(statementRows * width)
             for r in rows[start..<end] { values(r, &bindings) }
-            try db.query(statement, bindings)
+            try db.query(statement, bindings, row: row)
             start = end
         }
     }

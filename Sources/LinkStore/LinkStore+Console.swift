@@ -145,35 +145,57 @@ extension LinkStore {
     }
 
     /// Adds the flushed clicks to link_list.clicks_7d (inside addClicks' transaction): only days
-    /// still in the window, nothing before the first maintenance set it.
+    /// still in the window, nothing before the first maintenance set it. One statement per
+    /// `clickRowsPerStatement` links (SQLite and PostgreSQL alike), each link once per statement.
     static func addRecentClicks(_ db: any DatabaseConnection, _ rows: [ClickCountRow]) throws(LinkStoreError) {
         guard try appliedVersions(db).contains(linkListVersion) else { return }  // an older file
         var through: Int?
         try db.query("SELECT subtracted_through FROM link_list_window WHERE id = 1") { row in through = row.integer(0).map { Int($0) } }
         guard let through else { return }
-        var sums: [String: [String: Int]] = [:]
-        for r in rows where r.day > through && !r.code.isEmpty && r.total != 0 { sums[r.site, default: [:]][r.code, default: 0] += r.total }
-        // In key order: neighbouring links share index pages.
-        let flat = sums.flatMap { site, codes in codes.map { (site: site, code: $0.key, n: $0.value) } }.sorted { ($0.site, $0.code) < ($1.site, $1.code) }
-        if db.dialect == .sqlite {
-            // SQLite runs in this process: one prepared UPDATE per link costs less than a join.
-            for r in flat {
-                try db.query("UPDATE link_list SET clicks_7d = clicks_7d + ? WHERE site = ? AND code = ?", [.integer(Int64(r.n)), .text(r.site), .text(r.code)])
+        // The flush's rows come in key order (site, code, route, day): a link's rows are
+        // neighbours, summed as they come. Rows in another order are summed and sorted (in key
+        // order neighbouring links share index pages).
+        var added: [(site: String, code: String, n: Int)] = []
+        var ordered = true
+        for r in rows where r.day > through && !r.code.isEmpty {
+            let n = r.total
+            guard n != 0 else { continue }
+            if let last = added.last {
+                if last.code == r.code && last.site == r.site {
+                    added[added.count - 1].n += n
+                    continue
+                }
+                if ordered && (last.site, last.code) > (r.site, r.code) { ordered = false }
             }
-            return
+            added.append((r.site, r.code, n))
         }
-        // PostgreSQL: one statement (one round trip) per 400 links.
+        if !ordered {
+            var sums: [String: [String: Int]] = [:]
+            for a in added { sums[a.site, default: [:]][a.code, default: 0] += a.n }
+            added = sums.flatMap { site, codes in codes.map { (site: site, code: $0.key, n: $0.value) } }.sorted { ($0.site, $0.code) < ($1.site, $1.code) }
+        }
         var start = 0
-        while start < flat.count {
-            let chunk = flat[start..<min(start + clickRowsPerStatement, flat.count)]
-            let values = Array(repeating: "(?, ?, CAST(? AS BIGINT))", count: chunk.count).joined(separator: ", ")
-            try db.query(
-                """
-                WITH added (site, code, n) AS (VALUES \(values))
-                UPDATE link_list SET clicks_7d = link_list.clicks_7d + added.n FROM added
-                WHERE link_list.site = added.site AND link_list.code = added.code
-                """, chunk.flatMap { [SQLValue.text($0.site), .text($0.code), .integer(Int64($0.n))] })
-            start += chunk.count
+        var statement = ""
+        var statementRows = -1
+        while start < added.count {
+            let end = min(start + clickRowsPerStatement, added.count)
+            if end - start != statementRows {
+                statementRows = end - start
+                statement = """
+                    WITH added (site, code, n) AS (VALUES \(Array(repeating: "(?, ?, CAST(? AS BIGINT))", count: statementRows).joined(separator: ", ")))
+                    UPDATE link_list SET clicks_7d = link_list.clicks_7d + added.n FROM added
+                    WHERE link_list.site = added.site AND link_list.code = added.code
+                    """
+            }
+            var bindings: [SQLValue] = []
+            bindings.reserveCapacity(statementRows * 3)
+            for a in added[start..<end] {
+                bindings.append(.text(a.site))
+                bindings.append(.text(a.code))
+                bindings.append(.integer(Int64(a.n)))
+            }
+            try db.query(statement, bindings)
+            start = end
         }
     }
 

@@ -157,6 +157,129 @@ import Testing
         #expect(try referrers(ClickQuery(code: "a")) == ["": 11, "t.co": 4])
     }
 
+    /// Each (site, day)'s top links after every flush are exactly the `topLinksPerDay` first of
+    /// its short links ranked from scratch (clicks, then code and route): batches where links
+    /// climb past the list's lowest, many ties at its boundary, two sites, two days, routes' rows.
+    @Test func topLinksMatchARankingFromScratchAfterEveryFlush() throws {
+        let dir = try TempDir()
+        let store = try LinkStore(path: dir.path("top.db"))
+        let n = LinkStore.topLinksPerDay
+        var random = SeededRandom(state: 42)
+        func next(_ bound: Int) -> Int { random.below(bound) }
+        func ranked(_ sql: String) throws -> [String] {
+            try store.withDB { db throws(LinkStoreError) in
+                var out: [String] = []
+                try db.query(sql) { r in out.append("\(r.text(0) ?? "") \(r.integer(1) ?? 0) \(r.text(2) ?? "") \(r.text(3) ?? "") \(r.integer(4) ?? 0)") }
+                return out
+            }
+        }
+        let total = ClickPlatform.allCases.map { "p_\($0.name)" }.joined(separator: " + ")
+        let fromScratch = """
+            SELECT site, day, code, route, clicks FROM (
+                SELECT site, day, code, route, \(total) AS clicks,
+                    ROW_NUMBER() OVER (PARTITION BY site, day ORDER BY \(total) DESC, code, route) AS rank
+                FROM clicks_daily WHERE code <> '') AS r WHERE rank <= \(n) ORDER BY site, day, code, route
+            """
+        // A link that reaches the full list's lowest count ranks above the lowest by its code.
+        try store.addClicks((0..<n).map { Self.row(20261130, 2, code: "m\($0)", site: "tie") } + [Self.row(20261130, 1, code: "a", site: "tie")], referrers: [])
+        try store.addClicks([Self.row(20261130, 1, code: "a", site: "tie")], referrers: [])
+        #expect(try ranked("SELECT site, day, code, route, clicks FROM clicks_top_daily ORDER BY site, day, code, route") == (try ranked(fromScratch)))
+        #expect(try ranked("SELECT site, day, code, route, clicks FROM clicks_top_daily WHERE code = 'a'").count == 1)
+        try store.withDB { db throws(LinkStoreError) in try db.query("DELETE FROM clicks_daily WHERE site = 'tie'") }
+        try store.withDB { db throws(LinkStoreError) in try db.query("DELETE FROM clicks_top_daily WHERE site = 'tie'") }
+        var sawFullList = false
+        for batch in 0..<8 {
+            var rows: [ClickCountRow] = []
+            for site in ["fitconnect", "other"] {
+                for day in [20261201, 20261202] where batch < 5 || day == 20261202 {
+                    for i in 0..<(n * 3) where next(3) != 0 {
+                        // Few distinct counts: many ties; later batches lift a few links far.
+                        let clicks = batch > 1 && next(25) == 0 ? 5 + next(20) : 1 + next(2)
+                        rows.append(Self.row(day, clicks, code: "l\(i % (n * 2))", route: i < n * 2 ? "signup" : "workout",
+                                             p: ClickPlatform(rawValue: next(4))!, site: site))
+                    }
+                    rows.append(Self.row(day, 3, code: "", route: "signup", site: site))
+                }
+            }
+            try store.addClicks(rows, referrers: [])
+            let top = try ranked("SELECT site, day, code, route, clicks FROM clicks_top_daily ORDER BY site, day, code, route")
+            #expect(top == (try ranked(fromScratch)), "after flush \(batch)")
+            sawFullList = sawFullList || top.count == 4 * n
+        }
+        #expect(sawFullList)
+    }
+
+    /// After every flush the per-site tables and link_list.clicks_7d hold what the per-link rows
+    /// give when summed from scratch: flushes larger than one statement, rows in key order and
+    /// shuffled, a link's rows over several routes and days (one day before the 7-day window),
+    /// links with no row in link_list, two sites.
+    @Test func perSiteTablesAndRecentClicksEqualASumFromScratchAfterEveryFlush() throws {
+        let dir = try TempDir()
+        let store = try LinkStore(path: dir.path("sums.db"))
+        let sites = ["fitconnect", "shop"]
+        var links: [ShortLink] = []
+        for (s, site) in sites.enumerated() {
+            for i in 0..<(s == 0 ? 450 : 40) {
+                links.append(ShortLink(code: "k\(i)", site: site, target: "https://\(site).example/k\(i)", createdAt: Date(timeIntervalSince1970: 100)))
+            }
+        }
+        try store.insertAll(links)
+        try store.maintainClicks(today: 20261202, retentionDays: 400, referrersPerDay: 10)  // sets the 7-day window
+        var random = SeededRandom(state: 7)
+        func next(_ bound: Int) -> Int { random.below(bound) }
+        func table(_ sql: String) throws -> [String] {
+            try store.withDB { db throws(LinkStoreError) in
+                var out: [String] = []
+                try db.query(sql) { r in out.append((0..<16).map { r.isNull(Int32($0)) ? "" : (r.text(Int32($0)) ?? "") }.joined(separator: " ")) }
+                return out
+            }
+        }
+        let counts = ClickCountRow.countColumns
+        let sums = counts.map { "SUM(\($0))" }.joined(separator: ", ")
+        let total = ClickPlatform.allCases.map { "p_\($0.name)" }.joined(separator: " + ")
+        let checks: [(String, String)] = [
+            ("SELECT site, route, day, \(counts.joined(separator: ", ")) FROM clicks_site_daily ORDER BY site, route, day",
+             "SELECT site, route, day, \(sums) FROM clicks_daily GROUP BY site, route, day ORDER BY site, route, day"),
+            ("SELECT site, route, day, referrer, count FROM click_referrers_site_daily ORDER BY site, route, day, referrer",
+             "SELECT site, route, day, referrer, SUM(count) FROM click_referrers_daily GROUP BY site, route, day, referrer ORDER BY site, route, day, referrer"),
+            ("SELECT site, code, clicks_7d FROM link_list ORDER BY site, code",
+             """
+             SELECT l.site, l.code, COALESCE((SELECT SUM(\(total)) FROM clicks_daily d WHERE d.site = l.site AND d.code = l.code AND d.day > 20261125), 0)
+             FROM link_list l ORDER BY l.site, l.code
+             """),
+        ]
+        var sawClicks = false
+        for flush in 0..<5 {
+            var rows: [ClickCountRow] = []
+            var refs: [ReferrerCountRow] = []
+            for site in sites {
+                for i in 0..<(site == "shop" ? 60 : 500) where next(4) != 0 {
+                    // k450… on fitconnect and k40… on shop have no link (clicks of deleted links).
+                    let code = i % 97 == 5 ? "" : "k\(i)"
+                    for (route, day) in [("signup", 20261202), ("signup", 20261201), ("workout", 20261202), ("signup", 20261120)] where next(3) == 0 {
+                        rows.append(Self.row(day, 1 + next(9), code: code, route: route, p: ClickPlatform(rawValue: next(4))!,
+                                             o: ClickOutcome(rawValue: next(5))!, inApp: next(2) == 0, crawler: next(7) == 0, site: site))
+                        for host in ["t.co", "mail.google.com", "(other)"] where next(2) == 0 {
+                            refs.append(ReferrerCountRow(day: day, site: site, code: code, route: route, referrer: host, count: 1 + next(3)))
+                        }
+                    }
+                }
+            }
+            // Odd flushes in another order than the recorder's (key order).
+            if flush % 2 == 1 {
+                rows.shuffle(using: &random)
+                refs.shuffle(using: &random)
+            }
+            try store.addClicks(rows, referrers: refs)
+            for (stored, fromScratch) in checks {
+                #expect(try table(stored) == (try table(fromScratch)), "after flush \(flush): \(stored)")
+            }
+            let withClicks = try table("SELECT COUNT(*) FROM link_list WHERE clicks_7d > 0")
+            sawClicks = sawClicks || withClicks != ["0"]
+        }
+        #expect(sawClicks)
+    }
+
     @Test func batchesLargerThanOneStatement() throws {
         let dir = try TempDir()
         let store = try LinkStore(path: dir.path("big.db"))
@@ -241,4 +364,15 @@ import Testing
             #expect(expected.map { error.description.contains($0) } == true, "\(error)")
         }
     }
+}
+
+/// A seeded generator for tests (a 64-bit LCG): the same numbers on every run.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return state
+    }
+    /// In 0..<bound, from the state's high bits.
+    mutating func below(_ bound: Int) -> Int { Int((next() >> 33) % UInt64(bound)) }
 }

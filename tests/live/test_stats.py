@@ -240,6 +240,23 @@ def test_two_instances_on_one_postgresql_database_add_up(tmp_path, start_server,
         assert not (config.parent / "linkwell.db").exists()
         # The rows are where the SQL says, with PostgreSQL's own types.
         assert pg.psql("SELECT SUM(p_ios + p_android + p_desktop + p_other) FROM clicks_daily", database="linkwell").strip() == str(2 * TOTAL)
+        # The per-site sums and the links' 7-day clicks, written by both flushes, equal the per-link
+        # rows summed from scratch.
+        total = "p_ios + p_android + p_desktop + p_other"
+        counts = "p_ios, p_android, p_desktop, p_other, o_app_page, o_store, o_web, o_redirect, o_not_found, in_app, crawler"
+        sums = ", ".join(f"SUM({c})" for c in counts.split(", "))
+        for stored, scratch in [
+            (f"SELECT site, route, day, {counts} FROM clicks_site_daily ORDER BY 1, 2, 3",
+             f"SELECT site, route, day, {sums} FROM clicks_daily GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"),
+            ("SELECT site, route, day, referrer, count FROM click_referrers_site_daily ORDER BY 1, 2, 3, 4",
+             "SELECT site, route, day, referrer, SUM(count) FROM click_referrers_daily GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"),
+            ("SELECT site, code, clicks_7d FROM link_list ORDER BY 1, 2",
+             f"""SELECT l.site, l.code, COALESCE(SUM({total}), 0) FROM link_list l LEFT JOIN clicks_daily d
+                 ON d.site = l.site AND d.code = l.code AND d.day > (SELECT subtracted_through FROM link_list_window)
+                 GROUP BY 1, 2 ORDER BY 1, 2"""),
+        ]:
+            assert pg.psql(stored, database="linkwell") == pg.psql(scratch, database="linkwell"), stored
+        assert pg.psql("SELECT COUNT(*) FROM link_list WHERE clicks_7d > 0", database="linkwell").strip() == "2"
     finally:
         pg.close()
 
