@@ -8,12 +8,14 @@
 
 /// Writes JSON in the pretty layout of ``JSONValue/serializedBytes(_:sortKeys:)``, byte for byte.
 public struct JSONPrettyWriter {
+    /// The document written so far (UTF-8).
     public private(set) var bytes: [UInt8]
     /// One flag per open container: true while it has no member yet.
     private var empty: [Bool] = []
     /// A key was written; the next value follows it on the same line.
     private var afterKey = false
 
+    /// An empty writer whose buffer starts with room for `capacity` bytes.
     public init(capacity: Int = 4096) {
         bytes = []
         bytes.reserveCapacity(capacity)
@@ -54,11 +56,13 @@ public struct JSONPrettyWriter {
         afterKey = true
     }
 
+    /// Writes `s` as a JSON string value, escaped as `serializedBytes(.pretty)` escapes it.
     public mutating func string(_ s: String) {
         startValue()
         JSONValue.writeString(bytes: s, into: &bytes)
     }
 
+    /// Writes `true` or `false` as a value.
     public mutating func bool(_ b: Bool) {
         startValue()
         bytes.append(contentsOf: (b ? "true" : "false").utf8)
@@ -71,20 +75,24 @@ public struct JSONPrettyWriter {
         endArray()
     }
 
+    /// Opens an object (`{`); keys follow with `key(_:)`, in the order the caller sorted them.
     public mutating func beginObject() {
         startValue()
         bytes.append(UInt8(ascii: "{"))
         empty.append(true)
     }
 
+    /// Closes the innermost object, on its own line when it has members (`{}` when empty).
     public mutating func endObject() { end(UInt8(ascii: "}")) }
 
+    /// Opens an array (`[`); its elements are the values written next.
     public mutating func beginArray() {
         startValue()
         bytes.append(UInt8(ascii: "["))
         empty.append(true)
     }
 
+    /// Closes the innermost array, on its own line when it has elements (`[]` when empty).
     public mutating func endArray() { end(UInt8(ascii: "]")) }
 
     private mutating func end(_ close: UInt8) {
