@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import MicroHTTP
 import Synchronization
 
 /// The per-request log, buffered like nginx's `access_log … buffer=64k flush=1s`.
@@ -104,6 +105,7 @@ public final class AccessLog: @unchecked Sendable {
     /// Appends one line, formatted by `body` into at most `bound` bytes; drops it (counted) when
     /// the shard's buffer is full and no spare is free. A line longer than a buffer is written
     /// directly.
+    @inline(__always)
     func append(bound: Int, _ body: (inout LineWriter) -> Void) {
         if bound > Self.bufferSize {
             var bytes = [UInt8](repeating: 0, count: bound)
@@ -291,6 +293,13 @@ struct LineWriter {
     }
 
     mutating func int(_ v: Int) {
+        // A status, a byte count: most have at most three digits.
+        if v >= 0 && v < 1000 {
+            if v >= 100 { byte(UInt8(48 + v / 100)) }
+            if v >= 10 { byte(UInt8(48 + v / 10 % 10)) }
+            byte(UInt8(48 + v % 10))
+            return
+        }
         var magnitude = v.magnitude
         if v < 0 { byte(0x2D) }
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
@@ -356,6 +365,22 @@ struct LineWriter {
     /// per input byte plus 2.
     mutating func jsonString(_ s: String) {
         byte(0x22)
+        let escaped = Self.escaped
+        let to = base + count
+        if let copied = s.utf8.withContiguousStorageIfAvailable({ u -> Bool in
+            // Most values (a path, an address, a route's name) need no escape: copied as they
+            // are scanned, in one pass; the first byte to escape hands the value to the loop below.
+            for i in 0..<u.count {
+                let b = u[i]
+                if escaped.contains(b) { return false }
+                to[i] = b
+            }
+            return true
+        }), copied {
+            count += s.utf8.count
+            byte(0x22)
+            return
+        }
         var s = s
         s.withUTF8 { u in
             var i = 0
@@ -384,6 +409,10 @@ struct LineWriter {
         }
         byte(0x22)
     }
+
+    /// The bytes `jsonString` may write otherwise than as themselves: `"`, `\`, the C0 controls,
+    /// DEL, and the lead bytes of C1 controls (0xC2) and of U+2028/U+2029 (0xE2).
+    static let escaped = ByteSet { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }
 
     /// A text-format value: raw, or a JSON string when empty or holding a space, `"`, `=` or a control.
     mutating func textString(_ s: String) {
@@ -461,23 +490,21 @@ public struct RequestLogLine: Sendable {
         } else {
             w.timestamp(seconds: seconds, nanos: nanos); w.ascii(event == .request ? " request" : " admin_request")
         }
-        func key(_ k: StaticString) {
-            if json { w.ascii(",\""); w.ascii(k); w.ascii("\":") } else { w.byte(0x20); w.ascii(k); w.byte(0x3D) }
-        }
-        func str(_ k: StaticString, _ v: String?) {
+        // Each key is one literal per format (`,"site":` and ` site=`): one copy, not three.
+        func str(_ jsonKey: StaticString, _ textKey: StaticString, _ v: String?) {
             guard let v else { return }
-            key(k)
-            if json { w.jsonString(v) } else { w.textString(v) }
+            if json { w.ascii(jsonKey); w.jsonString(v) } else { w.ascii(textKey); w.textString(v) }
         }
-        func num(_ k: StaticString, _ v: Int?) {
+        func num(_ jsonKey: StaticString, _ textKey: StaticString, _ v: Int?) {
             guard let v else { return }
-            key(k); w.int(v)
+            w.ascii(json ? jsonKey : textKey); w.int(v)
         }
-        str("site", site); str("method", method); str("path", path)
-        num("status", status); num("intended_status", intendedStatus); str("outcome", outcome)
-        num("bytes", bytes); key("duration_ms"); w.milliseconds(nanos: durationNanos)
-        str("client", client); str("scheme", scheme); str("route", route)
-        str("kind", kind); str("rejected_by", rejectedBy); str("token", token)
+        str(",\"site\":", " site=", site); str(",\"method\":", " method=", method); str(",\"path\":", " path=", path)
+        num(",\"status\":", " status=", status); num(",\"intended_status\":", " intended_status=", intendedStatus)
+        str(",\"outcome\":", " outcome=", outcome)
+        num(",\"bytes\":", " bytes=", bytes); w.ascii(json ? ",\"duration_ms\":" : " duration_ms="); w.milliseconds(nanos: durationNanos)
+        str(",\"client\":", " client=", client); str(",\"scheme\":", " scheme=", scheme); str(",\"route\":", " route=", route)
+        str(",\"kind\":", " kind=", kind); str(",\"rejected_by\":", " rejected_by=", rejectedBy); str(",\"token\":", " token=", token)
         w.ascii(json ? "}\n" : "\n")
     }
 }

@@ -25,6 +25,11 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         var bytes = 0
         /// The source generation the entries belong to (0: none given).
         var generation: UInt64 = 0
+        /// The key found last and its value: the same key asked for again (the same page, the
+        /// same language, one client's User-Agent) is compared, not hashed. Cleared by every
+        /// change to `entries`.
+        var lastKey: Key?
+        var lastValue: Value?
     }
 
     private let state = Locked(State())
@@ -64,7 +69,14 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// The value kept for `key` under `generation`, if any.
     func cached(_ key: Key, generation: UInt64 = 0) -> Value? {
-        state.withLock { $0.generation == generation ? $0.entries[key] : nil }
+        state.withLock { s in
+            guard s.generation == generation else { return nil }
+            if let last = s.lastKey, last == key { return s.lastValue }
+            guard let found = s.entries[key] else { return nil }
+            s.lastKey = key
+            s.lastValue = found
+            return found
+        }
     }
 
     /// Keeps `value` for `key` if the budgets allow (see the type).
@@ -73,6 +85,8 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         // Emptied states are freed after the lock is let go.
         var released: [State] = []
         state.withLock { s in
+            s.lastKey = nil
+            s.lastValue = nil
             if generation > s.generation {
                 released.append(s)
                 s = State(generation: generation)

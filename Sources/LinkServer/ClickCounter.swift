@@ -67,6 +67,11 @@ public final class ClickCounter: Sendable {
 
     struct Shard {
         var entries: [Key: Entry] = [:]
+        /// The key counted last and its index in `entries`: the next click of the same link
+        /// compares four fields instead of hashing two strings. Cleared whenever `entries`
+        /// changes shape (an insert, a drain), which would make the index stale.
+        var lastKey: Key?
+        var lastIndex: Dictionary<Key, Entry>.Index?
     }
 
     private let shards: [Locked<Shard>]
@@ -106,16 +111,25 @@ public final class ClickCounter: Sendable {
         let slot = click.slot
         let referrerSlots = referrerSlotCount.load(ordering: .relaxed)
         shards[shardIndex()].withLock { s in
-            if let i = s.entries.index(forKey: key) {
+            if let i = s.lastIndex, s.lastKey == key {
                 s.entries.values[i].add(slot: slot)
                 s.entries.values[i].add(referrer: referrer, slotsAllowed: referrerSlots)
                 return
             }
+            if let i = s.entries.index(forKey: key) {
+                s.entries.values[i].add(slot: slot)
+                s.entries.values[i].add(referrer: referrer, slotsAllowed: referrerSlots)
+                s.lastKey = key
+                s.lastIndex = i
+                return
+            }
+            var overflowed = false
             if !key.code.isEmpty {
                 if keys.add(1, ordering: .relaxed).newValue > maxKeyCount.load(ordering: .relaxed) {
                     keys.subtract(1, ordering: .relaxed)
                     overflowCount.add(1, ordering: .relaxed)
                     key.code = Self.overflowCode
+                    overflowed = true
                 }
             } else {
                 keys.add(1, ordering: .relaxed)
@@ -126,8 +140,13 @@ public final class ClickCounter: Sendable {
             if let i = s.entries.index(forKey: key) {
                 s.entries.values[i].merge(entry, referrerSlots: referrerSlots)
             } else {
+                // A route's `(other)` entry is held like any other key: counted, so that `drain`
+                // (which subtracts every entry it takes) leaves the count at zero.
+                if overflowed { keys.add(1, ordering: .relaxed) }
                 s.entries[key] = entry
             }
+            s.lastKey = key
+            s.lastIndex = s.entries.index(forKey: key)
         }
     }
 
@@ -137,7 +156,11 @@ public final class ClickCounter: Sendable {
         let referrerSlots = referrerSlotCount.load(ordering: .relaxed)
         for shard in shards {
             var taken: [Key: Entry] = [:]
-            shard.withLock { swap(&taken, &$0.entries) }
+            shard.withLock { s in
+                swap(&taken, &s.entries)
+                s.lastKey = nil
+                s.lastIndex = nil
+            }
             keys.subtract(taken.count, ordering: .relaxed)
             if out.isEmpty {
                 out = taken

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LandingPages
 import LinkRouting
 import LinkStore
@@ -82,9 +85,13 @@ public enum Responder {
         let snapshot: Snapshot
         let facts: RequestFacts
         let trust: ProxyTrust.Resolution
-        let compiled: CompiledSite
         let site: Site
         let path: Substring
+
+        /// The site's compiled routes, read in place in the `Site` object (no copy of the struct).
+        var compiled: CompiledSite {
+            _read { yield site.compiled }
+        }
 
         func result(_ response: HTTPResponse, _ kind: RequestKind, route: String? = nil) -> ResponderResult {
             ResponderResult(response: response, kind: kind, site: site.name, route: route, client: trust.client, scheme: trust.scheme)
@@ -106,14 +113,14 @@ public enum Responder {
     static func route(_ snapshot: Snapshot, _ facts: consuming RequestFacts) -> ResponderResult {
         let trust = snapshot.proxyTrust.resolve(facts)
         if let refused = refused(snapshot, facts, trust) { return refused }
-        guard let compiled = snapshot.table.site(forHost: trust.host ?? "") else {
+        guard let index = snapshot.table.siteIndex(forHost: trust.host ?? "") else {
             // Never echo the Host back.
             return ResponderResult(response: plain(421, "Misdirected Request: this server has no site for that host.\n"), kind: .error,
                                    site: nil, route: nil, client: trust.client, scheme: trust.scheme)
         }
         let path = facts.rawPath
-        let site = snapshot.site(compiled)
-        let request = Request(snapshot: snapshot, facts: consume facts, trust: trust, compiled: compiled, site: site, path: path)
+        let site = snapshot.sites[index]
+        let request = Request(snapshot: snapshot, facts: consume facts, trust: trust, site: site, path: path)
         if hasDotSegment(request.path) {
             // A browser removes dot segments before sending; nginx refuses those above the root.
             return request.result(plain(400, "Bad Request: the path has a '.' or '..' segment (raw or %2e-encoded).\n"), .error)
@@ -156,7 +163,7 @@ public enum Responder {
 
     /// A generated preview card (`/static/og/…`), made by the renderer.
     static func previewCard(_ r: Request) -> ResponderResult? {
-        guard r.path.hasPrefix("/static/og/"),
+        guard startsWith(r.path, "/static/og/"),
               let card = shortLinkCard(r) ?? r.snapshot.renderer.asset(path: r.path, site: r.compiled, request: r.facts) else { return nil }
         return r.result(card, .staticAsset)
     }
@@ -245,6 +252,18 @@ public enum Responder {
         case let .page(status, body):
             return r.result(.dynamic(status: status, headers: LandingRenderer.pageHeaders, body: body), status == 200 ? .page : .error)
         }
+    }
+
+    /// True when `text`'s UTF-8 starts with `prefix`'s: one `memcmp` over both contiguous
+    /// buffers, where `hasPrefix` walks both as generic sequences.
+    static func startsWith(_ text: Substring, _ prefix: String) -> Bool {
+        let n = prefix.utf8.count
+        guard text.utf8.count >= n else { return false }
+        guard n > 0 else { return true }
+        let compared = text.utf8.withContiguousStorageIfAvailable { t in
+            prefix.utf8.withContiguousStorageIfAvailable { p in memcmp(t.baseAddress!, p.baseAddress!, n) == 0 }
+        }
+        return (compared ?? nil) ?? text.utf8.starts(with: prefix.utf8)
     }
 
     /// `/`-started, no control characters, spaces or bytes a request line cannot carry.

@@ -206,7 +206,7 @@ public final class ServerRuntime: Sendable {
 
         func handle(_ request: HTTPRequest) -> HTTPResponse {
             if request.method == "POST" { return appOpen(request) }
-            let start = ContinuousClock.now
+            let start = Self.nanos()
             let snapshot = runtime.snapshot
             if let (result, path) = Responder.wellKnown(snapshot, request) {
                 // No click to count; the log shows the path as sent (the matched one).
@@ -227,12 +227,19 @@ public final class ServerRuntime: Sendable {
 
         /// Hands what the responder knew to `requestCompleted` (the request's note), which logs
         /// and counts the request once its response is really sent.
-        private func noted(_ request: HTTPRequest, _ result: ResponderResult, path: String, since start: ContinuousClock.Instant) {
-            let elapsed = ContinuousClock.now - start
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        private func noted(_ request: HTTPRequest, _ result: ResponderResult, path: String, since start: UInt64) {
+            let seconds = Double(Self.nanos() &- start) / 1e9
             request.note(AnsweredRequest.init)?.fill(
                 site: result.site, kind: result.kind, route: result.route, client: result.client, scheme: result.scheme,
                 path: path, seconds: seconds)
+        }
+
+        /// The monotonic clock in nanoseconds: one `clock_gettime`, where `ContinuousClock.now`
+        /// and `Duration.components` cost ~270 instructions a request.
+        static func nanos() -> UInt64 {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
         }
 
         /// `POST /.well-known/linkwell/opens`, the one POST the head check lets through.

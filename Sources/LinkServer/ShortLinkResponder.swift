@@ -50,7 +50,7 @@ extension Responder {
         // On the path's bytes: no Character walk and no Foundation substring search per request.
         let bytes = path.utf8
         let start = prefix.utf8.count
-        guard bytes.count > start, bytes.starts(with: prefix.utf8) else { return nil }
+        guard bytes.count > start, Responder.startsWith(path, prefix) else { return nil }
         let code = bytes[bytes.index(bytes.startIndex, offsetBy: start)...]
         guard !code.contains(UInt8(ascii: "/")) else { return nil }
         return Substring(code)

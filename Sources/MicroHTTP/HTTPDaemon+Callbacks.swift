@@ -172,17 +172,19 @@ final class RequestContext {
     /// The handler has run (or is running) for this request: `DaemonContext.handling` counts it.
     var enteredHandler = false
     /// What `HTTPHandler.headReceived` kept for `handle` (`HTTPRequest.keepForHandler`).
-    var handlerState: (any Sendable)?
+    var handlerState: (any Sendable)? { didSet { holdsExtras = true } }
+    /// `handlerState`, `rejection` or `annotation` was set: `recycle` clears them.
+    var holdsExtras = false
     var summaryHeaders: [(name: String, value: String)] = []
     /// Set when the head was refused before the handler ran (`RequestHeadCheck`).
-    var rejection: RequestHeadRejection?
+    var rejection: RequestHeadRejection? { didSet { holdsExtras = true } }
     /// The known headers the head check found (meaningful once `headChecked`). Not an optional:
     /// each lookup reads one slot in place instead of copying the whole view out.
     var headView = RequestHeadView()
     /// The head check passed and filled `headView`.
     var headChecked = false
     /// What the handler attached for the completion hook (`HTTPRequest.attach`).
-    var annotation: (any Sendable)?
+    var annotation: (any Sendable)? { didSet { holdsExtras = true } }
     /// The handler's note object (`HTTPRequest.note(_:)`); kept across reuses of this context so
     /// that the next request fills the same object. Reported only when `noteAttached`.
     var note: (any AnyObject & Sendable)?
@@ -193,6 +195,10 @@ final class RequestContext {
     /// The reply was written to the socket by `PoolRoom.answerDirectly` (MHD then closed the
     /// connection, reporting an error that is not one).
     var answeredDirectly = false
+    /// The last method and version `String`s made on this context (kept across reuses, unlike
+    /// `method` and `httpVersion`): the next request with the same bytes gets them again.
+    var lastMethod = ""
+    var lastVersion = ""
 
     init(rawTarget: String, startNanos: UInt64, connection: ConnectionState?) {
         self.rawTarget = rawTarget
@@ -233,11 +239,15 @@ final class RequestContext {
         request.bodyTooLarge = false
         request.bodyLimit = 0
         request.enteredHandler = false
-        request.handlerState = nil
         if !request.summaryHeaders.isEmpty { request.summaryHeaders = [] }
-        request.rejection = nil
         request.headChecked = false
-        request.annotation = nil
+        if request.holdsExtras {
+            // Existential and optional-struct stores cost ~100 instructions each: only when set.
+            request.handlerState = nil
+            request.rejection = nil
+            request.annotation = nil
+            request.holdsExtras = false
+        }
         request.noteAttached = false
         request.answeredDirectly = false
         spare.set(Int(bitPattern: Unmanaged.passRetained(request).toOpaque()))
@@ -252,6 +262,13 @@ final class RequestContext {
         let value = String(decoding: bytes, as: UTF8.self)
         knownValues[header.rawValue] = value
         return value
+    }
+
+    /// The C string `cString` as a `String`: `previous` itself when its bytes are the same, else a
+    /// new one, kept in `previous`.
+    static func string(_ cString: UnsafePointer<CChar>, reusing previous: inout String) -> String {
+        if !same(previous, cString, count: strlen(cString)) { previous = String(cString: cString) }
+        return previous
     }
 
     /// True when `string`'s UTF-8 is exactly the `count` bytes at `bytes`.
@@ -395,8 +412,8 @@ enum MHDCallbacks {
 
         if !request.headersReceived {
             request.headersReceived = true
-            request.method = method.map { String(cString: $0) } ?? ""
-            request.httpVersion = version.map { String(cString: $0) } ?? ""
+            request.method = method.map { RequestContext.string($0, reusing: &request.lastMethod) } ?? ""
+            request.httpVersion = version.map { RequestContext.string($0, reusing: &request.lastVersion) } ?? ""
             request.connection?.busy.store(true, ordering: .releasing)
             daemon.inFlight.add(1, ordering: .relaxed)
             var view = RequestHeadView()
@@ -549,7 +566,12 @@ enum MHDCallbacks {
         _ response: HTTPResponse, on connection: OpaquePointer, for request: RequestContext, closing: Bool, poolBytes: Int
     ) -> MHD_Result {
         let isHead = request.method == "HEAD"
-        let headerBytes = PoolRoom.headerBlockBytes(response.headers)
+        let headerBytes: Int
+        if case let .prepared(prepared) = response {
+            headerBytes = prepared.headerBlockBytes
+        } else {
+            headerBytes = PoolRoom.headerBlockBytes(response.headers)
+        }
         // The client's head is to blame only when a short head would have left room; a header
         // block larger than the pool is the handler's, and MHD's failure to send it is logged as such.
         if headerBytes <= poolBytes - PoolRoom.shortHeadBytes,

@@ -24,6 +24,8 @@ public final class PreparedResponse: @unchecked Sendable {
     /// Body length in bytes (also the `Content-Length` a `HEAD` request reports).
     public let bodyCount: Int
 
+    /// `PoolRoom.headerBlockBytes` of `headers`, counted once.
+    let headerBlockBytes: Int
     let response: OpaquePointer
     private let bodyStorage: UnsafeMutableRawPointer
 
@@ -53,6 +55,7 @@ public final class PreparedResponse: @unchecked Sendable {
         }
         self.status = status
         self.headers = accepted
+        self.headerBlockBytes = PoolRoom.headerBlockBytes(accepted)
         self.rejectedHeaders = rejected
         self.bodyCount = body.count
         self.response = response

@@ -54,7 +54,10 @@ public struct RequestFacts: Sendable, Equatable {
     /// the header list found them (`HTTPRequest.header(_: KnownHeader)`); the values of a header
     /// that may repeat are collected only when it did.
     public init(_ request: HTTPRequest) {
-        self.init(method: request.method, rawTarget: request.rawTarget, peerAddress: request.peerAddress)
+        // Each field stored once (no default stored first and replaced).
+        method = request.method
+        rawTarget = request.rawTarget
+        peerAddress = request.peerAddress
         host = request.header(.host)
         userAgent = Self.capped(request.header(.userAgent))
         acceptLanguage = Self.capped(request.header(.acceptLanguage))

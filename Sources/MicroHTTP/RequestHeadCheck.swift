@@ -80,9 +80,10 @@ enum RequestHeadCheck {
         connection: OpaquePointer, limits: RequestHeadLimits, method: String, rawTarget: String,
         url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, view: inout RequestHeadView
     ) -> RequestHeadRejection? {
-        let versionText = version.map { String(cString: $0) } ?? ""
+        // The version is read on MHD's bytes: no `String` of it.
+        let versionBytes = version.map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
         // Request line.
-        if method.utf8.count + rawTarget.utf8.count + versionText.utf8.count + 4 > limits.lineBytes {
+        if method.utf8.count + rawTarget.utf8.count + versionBytes.count + 4 > limits.lineBytes {
             return RequestHeadRejection(status: 414, reason: "the request line is longer than \(limits.lineBytes) bytes")
         }
         if method.isEmpty || !allBytes(of: method, isTokenByte) {
@@ -94,7 +95,7 @@ enum RequestHeadCheck {
         // MHD cuts the target at a NUL byte. Its copy of the line keeps the target and the
         // version in one buffer: more bytes between them than the target we saw means the
         // target went on past a NUL (or had more spaces than one before the version).
-        if let url, let version, versionText.hasPrefix("HTTP/") {
+        if let url, let version, startsWith(versionBytes, "HTTP/") {
             let gap = UnsafeRawPointer(version) - UnsafeRawPointer(url)
             if gap != rawTarget.utf8.count + 1 && gap > 0 && gap < 1 << 20 {
                 return RequestHeadRejection(status: 400, reason: "the request line has a NUL byte or stray spaces")
@@ -123,7 +124,7 @@ enum RequestHeadCheck {
             }
         }
 
-        let isHTTP11 = versionText == "HTTP/1.1"
+        let isHTTP11 = versionBytes.count == 8 && startsWith(versionBytes, "HTTP/1.1")
         let hostCount = scan.view.lines(.host)
         if hostCount > 1 {
             return RequestHeadRejection(status: 400, reason: "the request has more than one Host header")
@@ -179,17 +180,16 @@ enum RequestHeadCheck {
             scan.pointee.problem = RequestHeadRejection(status: 431, reason: "a header line is longer than \(scan.pointee.lineLimit) bytes")
             return .NO
         }
-        if keySize == 0 || !name.allSatisfy(isTokenByte) {
+        if keySize == 0 || !allIn(name, tokenBytes) {
             scan.pointee.problem = RequestHeadRejection(status: 400, reason: "a header name is not a token (a space before the colon, or a control byte?)")
             return .NO
         }
-        // A NUL inside the value: MHD's C string stops early, so compare with the length it parsed.
-        if let value, strnlen(value, valueSize) != valueSize {
-            scan.pointee.problem = RequestHeadRejection(status: 400, reason: "a header value has a NUL byte")
-            return .NO
-        }
-        if body.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
-            scan.pointee.problem = RequestHeadRejection(status: 400, reason: "a header value has a control byte (a folded line?)")
+        // One pass over the value; a refused byte is then told apart: a NUL (MHD's C string
+        // stops early) first, as the checks always read.
+        if !allIn(body, valueBytes) {
+            let reason = memchr(body.baseAddress!, 0, body.count) != nil
+                ? "a header value has a NUL byte" : "a header value has a control byte (a folded line?)"
+            scan.pointee.problem = RequestHeadRejection(status: 400, reason: reason)
             return .NO
         }
         // MHD parses the head in place, one header after the other, and stops a value at a NUL
@@ -269,47 +269,83 @@ enum RequestHeadCheck {
         }
     }
 
+    /// `isValidHost` on the head view's bytes: one table lookup per byte.
+    static func isValidHost(_ host: UnsafeRawBufferPointer) -> Bool {
+        var count = host.count
+        while count > 0 && host[count - 1] == 0x20 { count -= 1 }
+        guard count > 0, host[0] != UInt8(ascii: ".") else { return false }
+        return allIn(UnsafeRawBufferPointer(rebasing: host[0..<count]), hostBytes)
+    }
+
     /// A reg-name or IP literal with an optional port: no userinfo, path, tabs or controls
     /// (trailing spaces are optional whitespace).
     static func isValidHost<Bytes: BidirectionalCollection<UInt8>>(_ host: Bytes) -> Bool {
         var value = host[...]
         while value.last == 0x20 { value = value.dropLast() }
         guard !value.isEmpty, value.first != UInt8(ascii: ".") else { return false }
-        return value.allSatisfy { b in
-            switch b {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "["),
-                 UInt8(ascii: "]"), UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
-                 UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
-                 UInt8(ascii: "%"):
-                true
-            default:
-                false
-            }
+        return value.allSatisfy(isHostByte)
+    }
+
+    /// A byte a Host value may hold: a reg-name's, an IP literal's or a port's.
+    static func isHostByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "["),
+             UInt8(ascii: "]"), UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+             UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
+             UInt8(ascii: "%"):
+            true
+        default:
+            false
         }
     }
 
     /// What nginx refuses in the path part of a target too: a `%` not followed by two hex
     /// digits, and `%00`. (The query is not decoded here, so it is not checked.)
     static func pathEscapeProblem(_ target: String) -> String? {
-        var target = target  // read in place (a target read from a request is contiguous UTF-8 already)
+        // Read in place (a target read from a request is contiguous UTF-8 already).
+        if let found = target.utf8.withContiguousStorageIfAvailable({ pathEscapeProblem(bytes: $0) }) { return found }
+        var target = target
         return target.withUTF8 { pathEscapeProblem(bytes: $0) }
     }
 
     static func pathEscapeProblem(bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let base = bytes.baseAddress else { return nil }
+        // The path ends at the first `?`; each `%` in it is found with `memchr`, not byte by byte.
+        let end = memchr(base, Int32(UInt8(ascii: "?")), bytes.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? bytes.count
         var i = 0
-        while i < bytes.count, bytes[i] != UInt8(ascii: "?") {
-            if bytes[i] == UInt8(ascii: "%") {
-                guard i + 2 < bytes.count, let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2]) else {
-                    return "the path has a '%' that is not followed by two hex digits"
-                }
-                if high == 0 && low == 0 { return "the request-target has %00 in its path" }
-                i += 3
-                continue
+        while i < end {
+            guard let percent = memchr(base + i, Int32(UInt8(ascii: "%")), end - i) else { return nil }
+            i = UnsafeRawPointer(percent) - UnsafeRawPointer(base)
+            guard i + 2 < bytes.count, let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2]) else {
+                return "the path has a '%' that is not followed by two hex digits"
             }
-            i += 1
+            if high == 0 && low == 0 { return "the request-target has %00 in its path" }
+            i += 3
         }
         return nil
+    }
+
+    /// RFC 9110 tchar (`isTokenByte`).
+    static let tokenBytes = ByteSet(isTokenByte)
+    /// What a header value may hold: anything but the C0 controls other than HTAB, and DEL.
+    static let valueBytes = ByteSet { ($0 >= 0x20 || $0 == 0x09) && $0 != 0x7F }
+    /// What a Host value may hold (`isValidHost`).
+    static let hostBytes = ByteSet(isHostByte)
+
+    /// True when every byte of `bytes` is in `set`.
+    @inline(__always)
+    static func allIn(_ bytes: UnsafeRawBufferPointer, _ set: ByteSet) -> Bool {
+        let set = set
+        for b in bytes where !set.contains(b) { return false }
+        return true
+    }
+
+    /// True when `bytes` starts with the ASCII `prefix`.
+    @inline(__always)
+    static func startsWith(_ bytes: UnsafeRawBufferPointer, _ prefix: StaticString) -> Bool {
+        let n = prefix.utf8CodeUnitCount
+        return bytes.count >= n && memcmp(bytes.baseAddress!, prefix.utf8Start, n) == 0
     }
 
     static func hexValue(_ b: UInt8) -> UInt8? {

@@ -273,3 +273,37 @@ struct ClickCountingTests {
         #expect(try store.tokens()[0].lastUsedAt != nil)
     }
 }
+
+/// The shard's last-key shortcut counts exactly what a dictionary lookup per click counts,
+/// across alternating keys, new keys, the overflow link and drains.
+@Suite struct ClickCounterLastKeyTests {
+    @Test func alternatingKeysDrainsAndOverflowCountExactly() {
+        let counter = ClickCounter(maxKeys: 6, referrerSlots: 4)
+        var expected: [String: Int] = [:]
+        var overflowed = 0
+        var kept = Set<String>()
+        for round in 0..<3 {
+            for i in 0..<400 {
+                // Runs of the same key, then switches; some codes beyond the cap.
+                let code = "c\((i / 3 + round) % 9)"
+                counter.record(ClickCountingTests.click(code), referrer: "r\(i % 2).example", unixSeconds: ClickCountingTests.noon)
+                if kept.contains(code) || kept.count < 6 {
+                    kept.insert(code)
+                    expected[code, default: 0] += 1
+                } else {
+                    overflowed += 1
+                    expected[ClickCounter.overflowCode, default: 0] += 1
+                }
+            }
+            let drained = counter.drain()
+            var got: [String: Int] = [:]
+            for (key, entry) in drained { got[key.code, default: 0] += entry.total }
+            #expect(got == expected, "round \(round)")
+            #expect(counter.keyCount == 0)
+            expected = [:]
+            kept = []
+        }
+        #expect(counter.overflowed == overflowed)
+        #expect(overflowed > 0)
+    }
+}
