@@ -10,5 +10,6 @@
 //   LandingAnswerer     a matched link's LandingRequest → page or redirect, and the click's outcome
 //   PageRenderer        seam for landing pages; LandingPageRenderer is the default
 //   BoundedCache        every per-snapshot cache, within a count and a byte budget
+//   HostMemo            each request thread's last Host → site, per snapshot
 //   ServerRuntime       current snapshot behind a lock (Locked), reload, public/admin handlers
 //   Metrics, EventLog   Prometheus text; one JSON (or text) line per request/event on stdout

@@ -33,7 +33,7 @@ extension Responder {
         guard request.headerCount(.forwarded) == 0, request.headerCount(.xForwardedFor) == 0,
               request.headerCount(.xForwardedProto) == 0, request.headerCount(.xForwardedHost) == 0,
               request.headerCount(.ifNoneMatch) <= 1 else { return nil }
-        guard let index = snapshot.table.siteIndex(forHost: request.header(.host) ?? "") else { return nil }
+        guard let index = HostMemo.siteIndex(snapshot, host: request.header(.host) ?? "") else { return nil }
         let site = snapshot.sites[index]
         let kind = wellKnownPaths[which].kind
         guard let file = kind == .aasa ? site.aasa : site.assetLinks else { return nil }

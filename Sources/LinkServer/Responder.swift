@@ -113,7 +113,7 @@ public enum Responder {
     static func route(_ snapshot: Snapshot, _ facts: consuming RequestFacts) -> ResponderResult {
         let trust = snapshot.proxyTrust.resolve(facts)
         if let refused = refused(snapshot, facts, trust) { return refused }
-        guard let index = snapshot.table.siteIndex(forHost: trust.host ?? "") else {
+        guard let index = HostMemo.siteIndex(snapshot, host: trust.host ?? "") else {
             // Never echo the Host back.
             return ResponderResult(response: plain(421, "Misdirected Request: this server has no site for that host.\n"), kind: .error,
                                    site: nil, route: nil, client: trust.client, scheme: trust.scheme)

@@ -4,10 +4,14 @@ import LandingPages
 import LinkRouting
 import LinkStore
 import MicroHTTP
+import Synchronization
 
 /// Everything a request needs, compiled once from a validated route table and `public/`, and
 /// never changed afterwards. A reload builds a new one beside it and swaps the reference.
 public final class Snapshot: Sendable {
+    /// The last `serial` given.
+    private static let nextSerial = Atomic<UInt64>(0)
+
     public let table: RouteTable
     /// Parallel to `table.sites`.
     public let sites: [Site]
@@ -31,6 +35,9 @@ public final class Snapshot: Sendable {
     /// The folder laid over the shipped `public/` tree (nil: the shipped tree alone).
     public let publicDirectory: String?
     public let createdAt: Date
+    /// This snapshot's number, unique in the process (a memo made under one snapshot is never
+    /// taken for another, even one at the same address).
+    let serial: UInt64
 
     public static let defaultCacheControl = ServerConfiguration.defaultCacheControl
 
@@ -82,6 +89,7 @@ public final class Snapshot: Sendable {
         self.assets = StaticAssets(files: files, generated: generated)
         self.publicDirectory = publicDirectory
         self.createdAt = Date()
+        self.serial = Self.nextSerial.add(1, ordering: .relaxed).newValue
     }
 
     /// A snapshot of a compiled table (tests, benchmarks): generates its sites once and reads

@@ -105,3 +105,28 @@ struct WellKnownFastPathTests {
         #expect(general(r).response.status == 404)
     }
 }
+
+/// The per-thread Host memo answers what the host table answers, and never from an older snapshot.
+@Suite("Host memo")
+struct HostMemoTests {
+    @Test func sameAnswersAsTheTableAcrossHostsAndSnapshots() {
+        let both = Fixture.snapshot([Fixture.shop(), Fixture.blog])
+        let blogFirst = Fixture.snapshot([Fixture.blog, Fixture.shop()])
+        let hosts = ["shop.example.com", "blog.example.org", "SHOP.example.com:8080", "127.0.0.1:9", "unknown.example", ""]
+        // Alternating hosts and snapshots, each asked twice in a row (the second from the memo).
+        for round in 0..<3 {
+            for host in hosts {
+                for snapshot in round % 2 == 0 ? [both, blogFirst] : [blogFirst, both] {
+                    let expected = snapshot.table.siteIndex(forHost: host)
+                    #expect(HostMemo.siteIndex(snapshot, host: host) == expected, "\(host)")
+                    #expect(HostMemo.siteIndex(snapshot, host: host) == expected, "\(host), again")
+                }
+            }
+        }
+        // The same host maps to different sites in the two snapshots: the memo is per snapshot.
+        #expect(both.table.siteIndex(forHost: "blog.example.org") != blogFirst.table.siteIndex(forHost: "blog.example.org"))
+        #expect(HostMemo.siteIndex(both, host: "blog.example.org") == both.table.siteIndex(forHost: "blog.example.org"))
+        #expect(HostMemo.siteIndex(blogFirst, host: "blog.example.org") == blogFirst.table.siteIndex(forHost: "blog.example.org"))
+        #expect(both.serial != blogFirst.serial)
+    }
+}
