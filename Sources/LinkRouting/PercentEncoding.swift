@@ -128,7 +128,7 @@ public enum PercentEncoding {
     /// existing escapes and other ASCII punctuation are kept as they are.
     public static func browserNormalized(_ s: String) -> String {
         var s = s
-        guard s.withUTF8({ $0.contains(where: browserEncodes) }) else { return s }
+        guard s.withUTF8({ anyBrowserEncodes($0) }) else { return s }
         var out: [UInt8] = []
         for b in s.utf8 {
             if browserEncodes(b) {
@@ -138,6 +138,36 @@ public enum PercentEncoding {
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ``browserEncodes(_:)`` for the bytes below 0x80, as a bitmap: bit `b` of `low` for
+    /// `b` < 64, bit `b - 64` of `high` for the others.
+    static let browserEncodedLow: UInt64 = {
+        var m: UInt64 = 0
+        for b in 0..<64 where browserEncodes(UInt8(b)) { m |= 1 << UInt64(b) }
+        return m
+    }()
+    /// The bitmap of ``browserEncodedLow`` for the bytes 64–127.
+    static let browserEncodedHigh: UInt64 = {
+        var m: UInt64 = 0
+        for b in 64..<128 where browserEncodes(UInt8(b)) { m |= 1 << UInt64(b - 64) }
+        return m
+    }()
+
+    /// Whether any byte of `bytes` is one ``browserEncodes(_:)`` is true for (a bitmap test per byte).
+    static func anyBrowserEncodes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let p = bytes.baseAddress else { return false }
+        let low = browserEncodedLow, high = browserEncodedHigh
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let b = p[i]
+            if b >= 0x80 { return true }
+            let mask = b < 64 ? low : high
+            if (mask >> UInt64(b & 63)) & 1 != 0 { return true }
+            i &+= 1
+        }
+        return false
     }
 
     @inline(__always)
