@@ -160,6 +160,11 @@ public enum PercentEncoding {
         let low = browserEncodedLow, high = browserEncodedHigh
         var i = 0
         let n = bytes.count
+        // Eight bytes at a time: a word with none of them skips the byte test below.
+        while i &+ 8 <= n {
+            if wordMayHaveBrowserEncoded(UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) { break }
+            i &+= 8
+        }
         while i < n {
             let b = p[i]
             if b >= 0x80 { return true }
@@ -168,6 +173,19 @@ public enum PercentEncoding {
             i &+= 1
         }
         return false
+    }
+
+    /// Whether any byte of `w` is one ``browserEncodes(_:)`` is true for: ≥ 0x7F, < 0x21, or one of
+    /// `"`, `<`, `>`, a backtick, `{`, `}` (each test exact for the word as a whole).
+    @inline(__always)
+    static func wordMayHaveBrowserEncoded(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func hasZero(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
+        // A byte ≥ 0x80, or < 0x21 (hasless), or equal to one of the marks (haszero of the xor).
+        if w & highs != 0 || (w &- ones &* 0x21) & ~w & highs != 0 { return true }
+        return hasZero(w ^ (ones &* 0x7F)) || hasZero(w ^ (ones &* 0x22)) || hasZero(w ^ (ones &* 0x3C)) || hasZero(w ^ (ones &* 0x3E))
+            || hasZero(w ^ (ones &* 0x60)) || hasZero(w ^ (ones &* 0x7B)) || hasZero(w ^ (ones &* 0x7D))
     }
 
     @inline(__always)

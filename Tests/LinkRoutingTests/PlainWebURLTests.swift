@@ -86,3 +86,22 @@ struct PlainWebURLTests {
         #expect(m.route == "post" && m.parameters == ["postId": "123"])
     }
 }
+
+@Suite("PercentEncoding.anyBrowserEncodes: the word-at-a-time scan")
+struct BrowserEncodesScanTests {
+    @Test("every byte value at every position of a 1…24-byte text: the same answer as the byte test")
+    func agreesWithByteTest() {
+        for length in 1...24 {
+            for position in 0..<length {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[position] = UInt8(value)
+                    let expected = PercentEncoding.browserEncodes(UInt8(value))
+                    let got = bytes.withUnsafeBufferPointer { PercentEncoding.anyBrowserEncodes($0) }
+                    if got != expected { Issue.record("byte \(value) at \(position) of \(length): \(got)") }
+                }
+            }
+        }
+        #expect([UInt8]().withUnsafeBufferPointer { PercentEncoding.anyBrowserEncodes($0) } == false)
+    }
+}
