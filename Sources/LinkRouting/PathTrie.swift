@@ -37,6 +37,9 @@ struct PathTrie: Sendable {
     /// Literal edges grouped by parent node (`Node.literalStart`): text and child, for the
     /// comparison of non-ASCII segments as strings.
     private(set) var literalEdges: [(text: String, child: Int32)] = []
+    /// Each literal edge's bytes in `bytes`, in the order of `literalEdges`: a node with a few
+    /// literal children compares them directly instead of hashing the segment.
+    private(set) var literalBytes: [Range<Int32>] = []
     private(set) var paramEdges: [ParamEdge] = []
     private(set) var lists: [Int32] = []
     private(set) var bytes: [UInt8] = []
@@ -93,6 +96,7 @@ struct PathTrie: Sendable {
             node.literalCount = Int32(b.literals.count)
             for (l, child) in b.literals {
                 literalEdges.append((l, Int32(child)))
+                literalBytes.append(text(l))
                 tableItems.append((n, l, child))
             }
             node.paramStart = Int32(paramEdges.count)
@@ -189,7 +193,7 @@ struct PathTrie: Sendable {
             return
         }
         let seg = segments[depth]
-        if node.literalCount > 0, let next = literalChild(n, node, seg) {
+        if node.literalCount > 0, let next = literalChild(n, node, seg, pool) {
             collect(node: next, depth: depth + 1, segments, pool, out, &count)
         }
         for k in Int(node.paramStart)..<Int(node.paramStart + node.paramCount) {
@@ -202,9 +206,22 @@ struct PathTrie: Sendable {
         }
     }
 
+    /// At most this many literal children are compared one by one rather than looked up.
+    static let linearLiterals: Int32 = 4
+
     @inline(__always)
-    private func literalChild(_ n: Int, _ node: Node, _ seg: Bytes) -> Int? {
-        if let child = literals.find(parent: n, seg, lowercasing: false) { return child }
+    private func literalChild(_ n: Int, _ node: Node, _ seg: Bytes, _ pool: Bytes) -> Int? {
+        if node.literalCount <= PathTrie.linearLiterals {
+            // The same answer as the table's (equal bytes), without hashing the segment.
+            for k in Int(node.literalStart)..<Int(node.literalStart + node.literalCount) {
+                let r = literalBytes[k]
+                if Int(r.upperBound - r.lowerBound) == seg.count, seg.sameBytes(pool.slice(Int(r.lowerBound)..<Int(r.upperBound))) {
+                    return Int(literalEdges[k].child)
+                }
+            }
+        } else if let child = literals.find(parent: n, seg, lowercasing: false) {
+            return child
+        }
         // Equal bytes are equal strings; a non-ASCII segment may still equal a literal as a string.
         if seg.isASCII { return nil }
         let text = String(decoding: seg, as: UTF8.self)

@@ -128,7 +128,7 @@ public enum PercentEncoding {
     /// existing escapes and other ASCII punctuation are kept as they are.
     public static func browserNormalized(_ s: String) -> String {
         var s = s
-        guard s.withUTF8({ $0.contains(where: browserEncodes) }) else { return s }
+        guard s.withUTF8({ anyBrowserEncodes($0) }) else { return s }
         var out: [UInt8] = []
         for b in s.utf8 {
             if browserEncodes(b) {
@@ -138,6 +138,54 @@ public enum PercentEncoding {
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ``browserEncodes(_:)`` for the bytes below 0x80, as a bitmap: bit `b` of `low` for
+    /// `b` < 64, bit `b - 64` of `high` for the others.
+    static let browserEncodedLow: UInt64 = {
+        var m: UInt64 = 0
+        for b in 0..<64 where browserEncodes(UInt8(b)) { m |= 1 << UInt64(b) }
+        return m
+    }()
+    /// The bitmap of ``browserEncodedLow`` for the bytes 64–127.
+    static let browserEncodedHigh: UInt64 = {
+        var m: UInt64 = 0
+        for b in 64..<128 where browserEncodes(UInt8(b)) { m |= 1 << UInt64(b - 64) }
+        return m
+    }()
+
+    /// Whether any byte of `bytes` is one ``browserEncodes(_:)`` is true for (a bitmap test per byte).
+    static func anyBrowserEncodes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let p = bytes.baseAddress else { return false }
+        let low = browserEncodedLow, high = browserEncodedHigh
+        var i = 0
+        let n = bytes.count
+        // Eight bytes at a time: a word with none of them skips the byte test below.
+        while i &+ 8 <= n {
+            if wordMayHaveBrowserEncoded(UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) { break }
+            i &+= 8
+        }
+        while i < n {
+            let b = p[i]
+            if b >= 0x80 { return true }
+            let mask = b < 64 ? low : high
+            if (mask >> UInt64(b & 63)) & 1 != 0 { return true }
+            i &+= 1
+        }
+        return false
+    }
+
+    /// Whether any byte of `w` is one ``browserEncodes(_:)`` is true for: ≥ 0x7F, < 0x21, or one of
+    /// `"`, `<`, `>`, a backtick, `{`, `}` (each test exact for the word as a whole).
+    @inline(__always)
+    static func wordMayHaveBrowserEncoded(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func hasZero(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
+        // A byte ≥ 0x80, or < 0x21 (hasless), or equal to one of the marks (haszero of the xor).
+        if w & highs != 0 || (w &- ones &* 0x21) & ~w & highs != 0 { return true }
+        return hasZero(w ^ (ones &* 0x7F)) || hasZero(w ^ (ones &* 0x22)) || hasZero(w ^ (ones &* 0x3C)) || hasZero(w ^ (ones &* 0x3E))
+            || hasZero(w ^ (ones &* 0x60)) || hasZero(w ^ (ones &* 0x7B)) || hasZero(w ^ (ones &* 0x7D))
     }
 
     @inline(__always)

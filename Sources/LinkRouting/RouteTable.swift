@@ -398,12 +398,15 @@ public struct RouteTable: Sendable {
     public func resolve(_ url: String) -> LinkResolution {
         // An http(s) URL whose host a browser would read differently from the plain split below
         // (`https://evil.example\\@good.example/`, `https:evil.example`) is refused.
-        if WebURL.hasSpecialScheme(url), URLParts(url) == nil {
-            return .unsupported("'\(url)' is not a URL a browser can open, or a browser would go to another host than it seems to name")
-        }
         // A URL a browser would still encode is read as it would send it (a copy only then).
         var text = PercentEncoding.browserNormalized(url)
-        return text.withUTF8 { resolve(normalized: $0, original: url) }
+        return text.withUTF8 { b in
+            // The browser's reading is only parsed for when a byte check cannot tell that it is the plain split's.
+            if !RawURL.isPlainWebURL(b), WebURL.hasSpecialScheme(url), URLParts(url) == nil {
+                return .unsupported("'\(url)' is not a URL a browser can open, or a browser would go to another host than it seems to name")
+            }
+            return resolve(normalized: b, original: url)
+        }
     }
 
     /// `scheme://X/rest`: when X is one of the site's domains the path is `/rest`, otherwise `/X/rest`.
@@ -441,7 +444,30 @@ public struct RouteTable: Sendable {
         }
     }
 
+    /// ``resolve(site:path:query:fragment:restrictTo:)`` on slices of a request's text (no copies
+    /// when they are slices of native strings).
+    public func resolve(
+        site: CompiledSite, path rawPath: Substring, query: Substring?, fragment: Substring?,
+        restrictTo apps: (ios: [String], android: [String])? = nil
+    ) -> LinkResolution {
+        var path = rawPath
+        var query = query
+        var fragment = fragment
+        return path.withUTF8 { p in
+            RouteTable.withOptionalUTF8(&query) { q in
+                RouteTable.withOptionalUTF8(&fragment) { f in site.resolver.resolve(path: p, query: q, fragment: f, restrictTo: apps) }
+            }
+        }
+    }
+
+    /// `body` with the UTF-8 bytes of `text`, or with nil.
     static func withOptionalUTF8<R>(_ text: inout String?, _ body: (Bytes?) -> R) -> R {
+        guard var t = text else { return body(nil) }
+        return t.withUTF8 { body($0) }
+    }
+
+    /// `body` with the UTF-8 bytes of `text`, or with nil.
+    static func withOptionalUTF8<R>(_ text: inout Substring?, _ body: (Bytes?) -> R) -> R {
         guard var t = text else { return body(nil) }
         return t.withUTF8 { body($0) }
     }

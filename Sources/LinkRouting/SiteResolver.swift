@@ -14,6 +14,8 @@ final class SiteResolver: Sendable {
         var name: String
         /// The route's fragment parameter, or the fragment an exclusion is limited to.
         var fragment: String?
+        /// How many parameters a match of the route can have at most (sizes its dictionary once).
+        var parameterCount = 0
     }
 
     init(name: String, entries: [CompiledEntry], iosApps: [String], androidApps: [String]) {
@@ -21,7 +23,16 @@ final class SiteResolver: Sendable {
         self.entries = entries
         self.facts = entries.map { entry in
             switch entry.kind {
-            case let .route(r): return Facts(name: r.name, fragment: r.fragment)
+            case let .route(r):
+                var count = entry.requiredQuery.count + entry.optionalQuery.count + (r.fragment == nil ? 0 : 1)
+                for seg in entry.pattern.segments {
+                    switch seg {
+                    case .literal: continue
+                    case .param: count += 1
+                    case let .rest(name): count += name == "*" ? 0 : 1
+                    }
+                }
+                return Facts(name: r.name, fragment: r.fragment, parameterCount: count)
             case let .exclusion(e): return Facts(name: e.exclude, fragment: e.fragment)
             }
         }
@@ -149,7 +160,7 @@ final class SiteResolver: Sendable {
 
     /// The decoded parameters of the route that matched (path, then query, then fragment).
     private func parameters(_ c: Int, _ segments: PathSegments, query: Bytes?, fragment: Bytes?) -> [String: String] {
-        var params: [String: String] = [:]
+        var params = [String: String](minimumCapacity: facts[c].parameterCount)
         for (i, seg) in entries[c].pattern.segments.enumerated() {
             switch seg {
             case .literal:

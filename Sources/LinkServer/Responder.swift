@@ -187,7 +187,7 @@ public enum Responder {
 
     /// A link that matches one of the site's routes.
     static func route(_ r: Request, _ visitor: Visitor) -> ResponderResult? {
-        let resolution = r.snapshot.table.resolve(site: r.compiled, path: String(r.path), query: r.facts.rawQuery.map(String.init), fragment: nil)
+        let resolution = r.snapshot.table.resolve(site: r.compiled, path: r.path, query: r.facts.rawQuery, fragment: nil)
         guard case let .matched(match) = resolution else { return nil }
         return landed(r, LandingRequest(site: r.site, match: match, visitor: visitor))
     }
