@@ -10,7 +10,6 @@ import Foundation
 import LinkRouting
 import LinkwellJSON
 import PlatformMatchers
-import Synchronization
 
 /// One platform component, before serialisation.
 public struct PlannedComponent: Sendable, Equatable {
@@ -250,59 +249,13 @@ public struct ComponentPlan: Sendable {
     /// A stable topological order: config order, except that an entry whose URLs a route's
     /// guard exclusions would block moves ahead of that route when the two never match the same URL.
     /// `chosen` and the result are positions in the plan's entries (`prepared.entries`), `chosen`
-    /// in config order.
+    /// in config order. Which entries must precede which is worked out once for the whole site
+    /// (``PreparedEntries/overlapsBefore`` and ``PreparedEntries/blockers``); an order keeps the
+    /// pairs whose two entries it holds.
     static func emissionOrder(_ chosen: [Int], prepared: PreparedEntries) -> [Int] {
         let n = chosen.count
-        let all = prepared.entries
-        // Entries can only interact (overlap, or one's samples match the other's guard globs)
-        // when their leading literal segments agree wherever both have one: a guard glob spells
-        // the route's leading literals exactly, and an entry's samples spell its own. Index the
-        // entries in a trie of leading literals; an entry's neighbours are the entries on its
-        // node's ancestors (shorter literal prefixes, down to the root: first segment not a
-        // literal) and in its node's subtree.
-        var trieChildren: [[String: Int]] = [[:]]
-        var trieParent: [Int] = [-1]
-        var trieEntries: [[Int]] = [[]]
-        var nodeOf = Array(repeating: 0, count: n)
-        for i in 0..<n {
-            var node = 0
-            for seg in all[chosen[i]].pattern.segments {
-                guard case let .literal(l) = seg else { break }
-                if let next = trieChildren[node][l] {
-                    node = next
-                } else {
-                    trieChildren.append([:])
-                    trieParent.append(node)
-                    trieEntries.append([])
-                    trieChildren[node][l] = trieChildren.count - 1
-                    node = trieChildren.count - 1
-                }
-            }
-            trieEntries[node].append(i)
-            nodeOf[i] = node
-        }
-        var subtreeCache: [Int: [Int]] = [:]
-        func subtree(_ node: Int) -> [Int] {
-            if let cached = subtreeCache[node] { return cached }
-            var out = trieEntries[node]
-            var stack = Array(trieChildren[node].values)
-            while let m = stack.popLast() {
-                out += trieEntries[m]
-                stack += trieChildren[m].values
-            }
-            subtreeCache[node] = out
-            return out
-        }
-        func neighbours(_ i: Int) -> [Int] {
-            let node = nodeOf[i]
-            var out = subtree(node)
-            var up = trieParent[node]
-            while up >= 0 {
-                out += trieEntries[up]
-                up = trieParent[up]
-            }
-            return out
-        }
+        var slot = [Int](repeating: -1, count: prepared.entries.count)  // position → index in `chosen`
+        for (i, p) in chosen.enumerated() { slot[p] = i }
         var after = Array(repeating: [Int](), count: n)  // after[i]: entries that must follow i
         var indegree = Array(repeating: 0, count: n)
         var edges = Set<Int>()
@@ -313,25 +266,10 @@ public struct ComponentPlan: Sendable {
             }
         }
         for j in 0..<n {
-            for i in neighbours(j) where i < j && prepared.overlap(chosen[i], chosen[j]) { edge(i, j) }
+            for p in prepared.overlapsBefore[chosen[j]] where slot[p] >= 0 { edge(slot[p], j) }
         }
-        for r in 0..<n where all[chosen[r]].isRoute {
-            // Every guard of `r` starts with its leading literal path and ends with a literal
-            // tail: a sample that does not fit cannot match one, and most entries then need no
-            // guard matchers at all.
-            let ends = prepared.guardEnds(chosen[r])
-            let others = neighbours(r).filter { y in
-                y != r && prepared.anySample(of: chosen[y], fits: ends) && !prepared.overlap(chosen[y], chosen[r])
-            }
-            guard !others.isEmpty else { continue }
-            let guards = prepared.guards(chosen[r])
-            guard !guards.isEmpty else { continue }
-            // (An empty-last-value guard that word for word is a trailing-slash claim of `y` gives
-            // way to it: `yieldEmptyValueGuards`.)
-            for y in others {
-                let yielded = guards.emptyLastExpressions.isEmpty ? guards : guards.yielding(to: prepared.trailingClaims(chosen[y]))
-                if prepared.anySample(of: chosen[y], matches: yielded) { edge(y, r) }
-            }
+        for r in 0..<n {
+            for p in prepared.blockers[chosen[r]] where slot[p] >= 0 { edge(slot[p], r) }
         }
         // Kahn's algorithm, always taking the earliest ready entry; a cycle falls back to
         // config order (the invariant check then reports what differs).
@@ -865,11 +803,11 @@ final class PreparedEntries: Sendable {
     private struct Prepared: Sendable {
         var samples: [SamplePath]
         var androidPaths: [ComponentPlan.AndroidPath]
-        /// ``PreparedEntries/guardEnds(_:)`` of a route (nil for an exclusion).
+        /// ``PreparedEntries/guardEnds(_:androidPaths:)`` of a route (nil for an exclusion).
         var guardEnds: GuardEnds?
     }
 
-    /// What every guard of a route starts and ends with (``PreparedEntries/guardEnds(_:)``).
+    /// What every guard of a route starts and ends with (``PreparedEntries/guardEnds(_:androidPaths:)``).
     typealias GuardEnds = (prefix: [UInt8], tails: [[UInt8]]?)
 
     /// The site's entries, in config order.
@@ -880,8 +818,11 @@ final class PreparedEntries: Sendable {
     private let positions: [Int: Int]
     /// Each entry's first segment when it is a literal, by position.
     private let firstLiterals: [String?]
-    /// Guard matchers by position, compiled when an order first needs them.
-    private let guardMatchers = Mutex<[Int: GuardMatchers]>([:])
+    /// By position: the positions of the earlier entries that overlap it (some path matches both).
+    let overlapsBefore: [[Int]]
+    /// By position: for a route, the positions of the entries with a sample path its guard
+    /// exclusions match (and that never match the same path as it): each must come before it.
+    let blockers: [[Int]]
 
     init(_ entries: [CompiledEntry]) {
         self.entries = entries
@@ -900,10 +841,95 @@ final class PreparedEntries: Sendable {
         }
         self.prepared = prepared
         self.positions = positions
-        firstLiterals = entries.map { entry in
+        let firstLiterals = entries.map { entry -> String? in
             if case let .literal(l)? = entry.pattern.segments.first { return l }
             return nil
         }
+        self.firstLiterals = firstLiterals
+        (overlapsBefore, blockers) = PreparedEntries.relations(entries, prepared: prepared, firstLiterals: firstLiterals)
+    }
+
+    /// Which entries of the site must precede which, in any emission order: for each entry, the
+    /// earlier entries that overlap it, and for each route, the entries its guards would block.
+    private static func relations(_ entries: [CompiledEntry], prepared: [Prepared], firstLiterals: [String?]) -> (overlapsBefore: [[Int]], blockers: [[Int]]) {
+        let n = entries.count
+        func overlap(_ a: Int, _ b: Int) -> Bool {
+            if let x = firstLiterals[a], let y = firstLiterals[b], x != y { return false }
+            return entries[a].pattern.overlaps(entries[b].pattern)
+        }
+        // Entries can only interact (overlap, or one's samples match the other's guard globs)
+        // when their leading literal segments agree wherever both have one: a guard glob spells
+        // the route's leading literals exactly, and an entry's samples spell its own. Index the
+        // entries in a trie of leading literals; an entry's neighbours are the entries on its
+        // node's ancestors (shorter literal prefixes, down to the root: first segment not a
+        // literal) and in its node's subtree.
+        var trieChildren: [[String: Int]] = [[:]]
+        var trieParent: [Int] = [-1]
+        var trieEntries: [[Int]] = [[]]
+        var nodeOf = Array(repeating: 0, count: n)
+        for i in 0..<n {
+            var node = 0
+            for seg in entries[i].pattern.segments {
+                guard case let .literal(l) = seg else { break }
+                if let next = trieChildren[node][l] {
+                    node = next
+                } else {
+                    trieChildren.append([:])
+                    trieParent.append(node)
+                    trieEntries.append([])
+                    trieChildren[node][l] = trieChildren.count - 1
+                    node = trieChildren.count - 1
+                }
+            }
+            trieEntries[node].append(i)
+            nodeOf[i] = node
+        }
+        var subtreeCache: [Int: [Int]] = [:]
+        func subtree(_ node: Int) -> [Int] {
+            if let cached = subtreeCache[node] { return cached }
+            var out = trieEntries[node]
+            var stack = Array(trieChildren[node].values)
+            while let m = stack.popLast() {
+                out += trieEntries[m]
+                stack += trieChildren[m].values
+            }
+            subtreeCache[node] = out
+            return out
+        }
+        func neighbours(_ i: Int) -> [Int] {
+            let node = nodeOf[i]
+            var out = subtree(node)
+            var up = trieParent[node]
+            while up >= 0 {
+                out += trieEntries[up]
+                up = trieParent[up]
+            }
+            return out
+        }
+        var overlapsBefore = Array(repeating: [Int](), count: n)
+        for j in 0..<n {
+            for i in neighbours(j) where i < j && overlap(i, j) { overlapsBefore[j].append(i) }
+        }
+        var blockers = Array(repeating: [Int](), count: n)
+        for r in 0..<n {
+            // Every guard of `r` starts with its leading literal path and ends with a literal
+            // tail: a sample that does not fit cannot match one, and most entries then need no
+            // guard matchers at all.
+            guard let ends = prepared[r].guardEnds else { continue }
+            let others = neighbours(r).filter { y in
+                y != r && anySample(prepared[y].samples, fits: ends) && !overlap(y, r)
+            }
+            guard !others.isEmpty else { continue }
+            let guards = ComponentPlan.guardMatchers(entries[r], androidPaths: prepared[r].androidPaths)
+            guard !guards.isEmpty else { continue }
+            // (An empty-last-value guard that word for word is a trailing-slash claim of `y` gives
+            // way to it: `yieldEmptyValueGuards`.)
+            for y in others {
+                let yielded = guards.emptyLastExpressions.isEmpty ? guards : guards.yielding(to: trailingClaims(entries[y], prepared[y].androidPaths))
+                if prepared[y].samples.contains(where: yielded.matches) { blockers[r].append(y) }
+            }
+        }
+        return (overlapsBefore, blockers)
     }
 
     /// Bytes both platforms' matchers read literally, in encoded and decoded paths alike.
@@ -920,17 +946,12 @@ final class PreparedEntries: Sendable {
         return entries[a].pattern.overlaps(entries[b].pattern)
     }
 
-    /// What every guard of the route at `position` on both platforms starts and ends with, read
-    /// literally by both: the leading literal segments of plain bytes (``isPlain(_:)``) each with
-    /// its `/`, then the plain prefix of the parameter that follows (`/shop/c1/items/` for
-    /// `/shop/c1/items/{id}`, `/@` for `/@{handle}`); and the plain tail of each guard (`/help`
-    /// for `/*/?*/help`), nil when a guard ends in a wildcard. A sample that does not fit cannot
-    /// match a guard.
-    func guardEnds(_ position: Int) -> GuardEnds {
-        prepared[position].guardEnds ?? PreparedEntries.guardEnds(entries[position], androidPaths: prepared[position].androidPaths)
-    }
-
-    /// ``guardEnds(_:)`` of `entry`, whose Android expressions are `androidPaths`.
+    /// What every guard of `entry` (whose Android expressions are `androidPaths`) on both
+    /// platforms starts and ends with, read literally by both: the leading literal segments of
+    /// plain bytes (``isPlain(_:)``) each with its `/`, then the plain prefix of the parameter
+    /// that follows (`/shop/c1/items/` for `/shop/c1/items/{id}`, `/@` for `/@{handle}`); and the
+    /// plain tail of each guard (`/help` for `/*/?*/help`), nil when a guard ends in a wildcard.
+    /// A sample that does not fit cannot match a guard.
     static func guardEnds(_ entry: CompiledEntry, androidPaths: [ComponentPlan.AndroidPath]) -> GuardEnds {
         var prefix: [UInt8] = [UInt8(ascii: "/")]
         for seg in entry.pattern.segments {
@@ -951,38 +972,22 @@ final class PreparedEntries: Sendable {
         return (prefix, tails)
     }
 
-    /// Whether a sample path of the entry at `position`, encoded or decoded, fits ``guardEnds(_:)``.
-    func anySample(of position: Int, fits ends: GuardEnds) -> Bool {
+    /// Whether one of `samples`, encoded or decoded, fits ``guardEnds(_:androidPaths:)``.
+    static func anySample(_ samples: [SamplePath], fits ends: GuardEnds) -> Bool {
         guard ends.prefix.count > 1 || ends.tails != nil else { return true }
         func fits<C: BidirectionalCollection>(_ path: C) -> Bool where C.Element: BinaryInteger {
             guard path.starts(with: ends.prefix.lazy.map { C.Element($0) }) else { return false }
             guard let tails = ends.tails else { return true }
             return tails.contains { tail in path.reversed().starts(with: tail.reversed().lazy.map { C.Element($0) }) }
         }
-        return prepared[position].samples.contains { fits($0.encoded.utf8) || fits($0.decodedUTF16) }
+        return samples.contains { fits($0.encoded.utf8) || fits($0.decodedUTF16) }
     }
 
-    /// The Android trailing-slash claims of the route at `position` when it has no required
-    /// query (what an empty-last-value guard gives way to).
-    func trailingClaims(_ position: Int) -> Set<[UInt8]> {
-        let entry = entries[position]
+    /// The Android trailing-slash claims of a route without a required query (what an
+    /// empty-last-value guard gives way to), from its Android expressions.
+    static func trailingClaims(_ entry: CompiledEntry, _ androidPaths: [ComponentPlan.AndroidPath]) -> Set<[UInt8]> {
         guard entry.isRoute, entry.requiredQuery.isEmpty else { return [] }
-        return Set(prepared[position].androidPaths.filter { !$0.isGuard && $0.expression.hasSuffix("/") }.map { Array($0.expression.utf8) })
-    }
-
-    /// Whether a sample path of the entry at `position` matches one of `guards`.
-    func anySample(of position: Int, matches guards: GuardMatchers) -> Bool {
-        let samples = prepared[position].samples
-        for i in samples.indices where guards.matches(samples[i]) { return true }
-        return false
-    }
-
-    /// ``ComponentPlan/guardMatchers(_:androidPaths:)`` of the route at `position`.
-    func guards(_ position: Int) -> GuardMatchers {
-        if let known = guardMatchers.withLock({ $0[position] }) { return known }
-        let made = ComponentPlan.guardMatchers(entries[position], androidPaths: prepared[position].androidPaths)
-        guardMatchers.withLock { $0[position] = made }
-        return made
+        return Set(androidPaths.filter { !$0.isGuard && $0.expression.hasSuffix("/") }.map { Array($0.expression.utf8) })
     }
 
     /// ``ComponentPlan/androidPaths(for:)`` of `entry`.
