@@ -805,6 +805,8 @@ final class PreparedEntries: Sendable {
         var androidPaths: [ComponentPlan.AndroidPath]
         /// ``PreparedEntries/guardEnds(_:androidPaths:)`` of a route (nil for an exclusion).
         var guardEnds: GuardEnds?
+        /// ``PreparedEntries/guardRuns(_:androidPaths:)`` of a route (empty for an exclusion).
+        var guardRuns: [[[UInt8]]] = []
     }
 
     /// What every guard of a route starts and ends with (``PreparedEntries/guardEnds(_:androidPaths:)``).
@@ -836,7 +838,8 @@ final class PreparedEntries: Sendable {
                 Prepared(
                     samples: RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init),
                     androidPaths: androidPaths,
-                    guardEnds: entry.isRoute ? PreparedEntries.guardEnds(entry, androidPaths: androidPaths) : nil))
+                    guardEnds: entry.isRoute ? PreparedEntries.guardEnds(entry, androidPaths: androidPaths) : nil,
+                    guardRuns: entry.isRoute ? PreparedEntries.guardRuns(entry, androidPaths: androidPaths) : []))
             positions[entry.index] = k
         }
         self.prepared = prepared
@@ -917,7 +920,8 @@ final class PreparedEntries: Sendable {
             // guard matchers at all.
             guard let ends = prepared[r].guardEnds else { continue }
             let others = neighbours(r).filter { y in
-                y != r && anySample(prepared[y].samples, fits: ends) && !overlap(y, r)
+                y != r && anySample(prepared[y].samples, fits: ends) && anySample(prepared[y].samples, holdsRunsOf: prepared[r].guardRuns)
+                    && !overlap(y, r)
             }
             guard !others.isEmpty else { continue }
             let guards = ComponentPlan.guardMatchers(entries[r], androidPaths: prepared[r].androidPaths)
@@ -970,6 +974,58 @@ final class PreparedEntries: Sendable {
             tails.append(tail)
         }
         return (prefix, tails)
+    }
+
+    /// The literal runs of each guard of `entry` (whose Android expressions are `androidPaths`),
+    /// Apple's and Android's: the stretches of plain bytes (``isPlain(_:)``) and `/` between
+    /// wildcards and other characters, which both platforms' matchers read literally and in
+    /// order (`/s0/`, `/docs/` for `/s0/*/?*/docs/?*`). A path a guard matches holds its runs
+    /// in that order.
+    static func guardRuns(_ entry: CompiledEntry, androidPaths: [ComponentPlan.AndroidPath]) -> [[[UInt8]]] {
+        (ComponentPlan.guardGlobs(entry.pattern) + androidPaths.filter(\.isGuard).map(\.expression)).map { text in
+            var runs: [[UInt8]] = []
+            var run: [UInt8] = []
+            for b in text.utf8 {
+                if PreparedEntries.isPlain(b) || b == UInt8(ascii: "/") {
+                    run.append(b)
+                } else if !run.isEmpty {
+                    runs.append(run)
+                    run = []
+                }
+            }
+            if !run.isEmpty { runs.append(run) }
+            return runs
+        }
+    }
+
+    /// Whether one of `samples`, encoded or decoded, holds the runs of one of the guards in
+    /// `guardRuns` (``guardRuns(_:androidPaths:)``), in order. (No guards: false.)
+    static func anySample(_ samples: [SamplePath], holdsRunsOf guardRuns: [[[UInt8]]]) -> Bool {
+        func holds<C: Collection>(_ path: C, _ runs: [[UInt8]]) -> Bool where C.Element: BinaryInteger, C.Index == Int {
+            var from = path.startIndex
+            for run in runs {
+                guard let at = firstOccurrence(of: run, in: path, from: from) else { return false }
+                from = at + run.count
+            }
+            return true
+        }
+        return samples.contains { sample in
+            let encoded = Array(sample.encoded.utf8)
+            return guardRuns.contains { holds(encoded, $0) || holds(sample.decodedUTF16, $0) }
+        }
+    }
+
+    /// Where `run` first occurs in `path` at or after `from`.
+    static func firstOccurrence<C: Collection>(of run: [UInt8], in path: C, from: Int) -> Int? where C.Element: BinaryInteger, C.Index == Int {
+        guard run.count <= path.endIndex - from else { return nil }
+        var i = from
+        while i + run.count <= path.endIndex {
+            var k = 0
+            while k < run.count && path[i + k] == C.Element(run[k]) { k += 1 }
+            if k == run.count { return i }
+            i += 1
+        }
+        return nil
     }
 
     /// Whether one of `samples`, encoded or decoded, fits ``guardEnds(_:androidPaths:)``.
