@@ -805,8 +805,6 @@ final class PreparedEntries: Sendable {
         var androidPaths: [ComponentPlan.AndroidPath]
         /// ``PreparedEntries/guardEnds(_:androidPaths:)`` of a route (nil for an exclusion).
         var guardEnds: GuardEnds?
-        /// ``PreparedEntries/guardRuns(_:androidPaths:)`` of a route (empty for an exclusion).
-        var guardRuns: [[[UInt8]]] = []
     }
 
     /// What every guard of a route starts and ends with (``PreparedEntries/guardEnds(_:androidPaths:)``).
@@ -818,8 +816,8 @@ final class PreparedEntries: Sendable {
     private let prepared: [Prepared]
     /// Position in ``entries`` by entry index (position in the site's `routes`).
     private let positions: [Int: Int]
-    /// Each entry's first segment when it is a literal, by position.
-    private let firstLiterals: [String?]
+    /// Each entry's ``PatternShape``, by position.
+    private let shapes: [PatternShape]
     /// By position: the positions of the earlier entries that overlap it (some path matches both).
     let overlapsBefore: [[Int]]
     /// By position: for a route, the positions of the entries with a sample path its guard
@@ -838,27 +836,22 @@ final class PreparedEntries: Sendable {
                 Prepared(
                     samples: RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init),
                     androidPaths: androidPaths,
-                    guardEnds: entry.isRoute ? PreparedEntries.guardEnds(entry, androidPaths: androidPaths) : nil,
-                    guardRuns: entry.isRoute ? PreparedEntries.guardRuns(entry, androidPaths: androidPaths) : []))
+                    guardEnds: entry.isRoute ? PreparedEntries.guardEnds(entry, androidPaths: androidPaths) : nil))
             positions[entry.index] = k
         }
         self.prepared = prepared
         self.positions = positions
-        let firstLiterals = entries.map { entry -> String? in
-            if case let .literal(l)? = entry.pattern.segments.first { return l }
-            return nil
-        }
-        self.firstLiterals = firstLiterals
-        (overlapsBefore, blockers) = PreparedEntries.relations(entries, prepared: prepared, firstLiterals: firstLiterals)
+        let shapes = entries.map { PatternShape($0.pattern) }
+        self.shapes = shapes
+        (overlapsBefore, blockers) = PreparedEntries.relations(entries, prepared: prepared, shapes: shapes)
     }
 
     /// Which entries of the site must precede which, in any emission order: for each entry, the
     /// earlier entries that overlap it, and for each route, the entries its guards would block.
-    private static func relations(_ entries: [CompiledEntry], prepared: [Prepared], firstLiterals: [String?]) -> (overlapsBefore: [[Int]], blockers: [[Int]]) {
+    private static func relations(_ entries: [CompiledEntry], prepared: [Prepared], shapes: [PatternShape]) -> (overlapsBefore: [[Int]], blockers: [[Int]]) {
         let n = entries.count
         func overlap(_ a: Int, _ b: Int) -> Bool {
-            if let x = firstLiterals[a], let y = firstLiterals[b], x != y { return false }
-            return entries[a].pattern.overlaps(entries[b].pattern)
+            shapes[a].mayOverlap(shapes[b]) && entries[a].pattern.overlaps(entries[b].pattern)
         }
         // Entries can only interact (overlap, or one's samples match the other's guard globs)
         // when their leading literal segments agree wherever both have one: a guard glob spells
@@ -919,9 +912,11 @@ final class PreparedEntries: Sendable {
             // tail: a sample that does not fit cannot match one, and most entries then need no
             // guard matchers at all.
             guard let ends = prepared[r].guardEnds else { continue }
+            var runs: [[[UInt8]]]? = nil  // (made for the first entry that fits the ends)
             let others = neighbours(r).filter { y in
-                y != r && anySample(prepared[y].samples, fits: ends) && anySample(prepared[y].samples, holdsRunsOf: prepared[r].guardRuns)
-                    && !overlap(y, r)
+                guard y != r && anySample(prepared[y].samples, fits: ends) else { return false }
+                if runs == nil { runs = guardRuns(entries[r], androidPaths: prepared[r].androidPaths) }
+                return anySample(prepared[y].samples, holdsRunsOf: runs ?? []) && !overlap(y, r)
             }
             guard !others.isEmpty else { continue }
             let guards = ComponentPlan.guardMatchers(entries[r], androidPaths: prepared[r].androidPaths)
@@ -943,11 +938,10 @@ final class PreparedEntries: Sendable {
     }
 
     /// Whether the entries at positions `a` and `b` can match the same path (``PathPattern/overlaps(_:)``).
-    /// (Two patterns whose first segments are different literals never overlap: that is
-    /// checked first, on the first literals kept here.)
+    /// (Two patterns whose first segments are different literals, or of different lengths
+    /// without a rest parameter, never overlap: that is checked first, on ``PatternShape``s.)
     func overlap(_ a: Int, _ b: Int) -> Bool {
-        if let x = firstLiterals[a], let y = firstLiterals[b], x != y { return false }
-        return entries[a].pattern.overlaps(entries[b].pattern)
+        shapes[a].mayOverlap(shapes[b]) && entries[a].pattern.overlaps(entries[b].pattern)
     }
 
     /// What every guard of `entry` (whose Android expressions are `androidPaths`) on both
@@ -1054,6 +1048,30 @@ final class PreparedEntries: Sendable {
     /// ``ComponentPlan/androidPaths(for:)`` of the entry at `position`.
     func androidPaths(at position: Int) -> [ComponentPlan.AndroidPath] {
         prepared[position].androidPaths
+    }
+}
+
+/// What decides cheaply that two path patterns cannot overlap (``PathPattern/overlaps(_:)``
+/// walks the segments side by side: different literals never match each other, and patterns
+/// without a rest parameter match only paths of their own number of segments).
+struct PatternShape: Sendable {
+    /// The first segment, when it is a literal.
+    let firstLiteral: String?
+    let segmentCount: Int
+    /// Whether a segment is a rest parameter.
+    let hasRest: Bool
+
+    init(_ pattern: PathPattern) {
+        if case let .literal(l)? = pattern.segments.first { firstLiteral = l } else { firstLiteral = nil }
+        segmentCount = pattern.segments.count
+        hasRest = pattern.segments.contains { if case .rest = $0 { return true } else { return false } }
+    }
+
+    /// False when the two patterns cannot overlap; true when they may.
+    func mayOverlap(_ other: PatternShape) -> Bool {
+        if let x = firstLiteral, let y = other.firstLiteral, x != y { return false }
+        if !hasRest && !other.hasRest && segmentCount != other.segmentCount { return false }
+        return true
     }
 }
 

@@ -65,4 +65,21 @@ struct GuardRunTests {
         }
         #expect(matched >= 5)
     }
+
+    @Test("a pattern shape rules out only pairs that do not overlap")
+    func shapes() throws {
+        let sources = ["/", "/a", "/a/b", "/a/{x}", "/{x}", "/{x}/b", "/{rest*}", "/a/{rest*}", "/b/{x}", "/a/b/{rest*}", "/{x}.html", "/a.html"]
+        let entries = try Self.entries(sources)
+        var ruledOut = 0
+        for a in entries {
+            for b in entries {
+                let may = PatternShape(a.pattern).mayOverlap(PatternShape(b.pattern))
+                if a.pattern.overlaps(b.pattern) { #expect(may, "\(a.pattern.source) and \(b.pattern.source)") }
+                if !may { ruledOut += 1 }
+            }
+        }
+        #expect(ruledOut > 20)
+        #expect(!PatternShape(entries[1].pattern).mayOverlap(PatternShape(entries[2].pattern)))  // /a, /a/b
+        #expect(!PatternShape(entries[3].pattern).mayOverlap(PatternShape(entries[8].pattern)))  // /a/{x}, /b/{x}
+    }
 }
