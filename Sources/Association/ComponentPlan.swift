@@ -1057,6 +1057,7 @@ final class PreparedEntries: Sendable {
 struct PatternShape: Sendable {
     /// The first segment, when it is a literal.
     let firstLiteral: String?
+    /// The number of segments.
     let segmentCount: Int
     /// Whether a segment is a rest parameter.
     let hasRest: Bool
