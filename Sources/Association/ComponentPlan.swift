@@ -10,7 +10,6 @@ import Foundation
 import LinkRouting
 import LinkwellJSON
 import PlatformMatchers
-import Synchronization
 
 /// One platform component, before serialisation.
 public struct PlannedComponent: Sendable, Equatable {
@@ -119,8 +118,16 @@ public struct ComponentPlan: Sendable {
 
     /// Entries that apply to one app, in emission order.
     public func orderedEntries(appliesTo includes: (CompiledEntry) -> Bool) -> [CompiledEntry] {
-        let entries = site.entries.filter(includes)
-        return ComponentPlan.emissionOrder(entries, prepared: prepared)
+        orderedPositions(appliesTo: includes).map { site.entries[$0] }
+    }
+
+    /// The positions in the site's `entries` of the entries that apply to one app, in emission
+    /// order (``orderedEntries(appliesTo:)`` without copying an entry).
+    func orderedPositions(appliesTo includes: (CompiledEntry) -> Bool) -> [Int] {
+        var chosen: [Int] = []
+        chosen.reserveCapacity(site.entries.count)
+        for k in site.entries.indices where includes(site.entries[k]) { chosen.append(k) }
+        return ComponentPlan.emissionOrder(chosen, prepared: prepared)
     }
 
     /// Components for one app on one platform.
@@ -129,16 +136,20 @@ public struct ComponentPlan: Sendable {
     /// later routes (the parser gives `/files/42/shared/x` to `/files/{owner}/shared/{rest*}`'s
     /// apps only): its components come before the first such route as exclusions for this app.
     public func components(for platform: Platform, appliesTo includes: (CompiledEntry) -> Bool) -> [PlannedComponent] {
-        let mine = orderedEntries(appliesTo: includes)
-        var foreign: [Int: [CompiledEntry]] = [:]  // this app's entry → other apps' earlier routes that overlap it
-        for f in site.entries where f.isRoute && !includes(f) {
-            if let s = mine.first(where: { $0.index > f.index && f.pattern.overlaps($0.pattern) }) { foreign[s.index, default: []].append(f) }
+        let mine = orderedPositions(appliesTo: includes)
+        let entries = site.entries
+        var foreign: [Int: [Int]] = [:]  // this app's entry → other apps' earlier routes that overlap it (positions)
+        for k in entries.indices where entries[k].isRoute && !includes(entries[k]) {
+            let index = entries[k].index
+            if let s = mine.first(where: { entries[$0].index > index && prepared.overlap(k, $0) }) { foreign[s, default: []].append(k) }
         }
         // A link domain claims every path no route takes, as a short link (`shortLinks.openApp`).
         let wholeDomain = site.config.shortLinks?.claimsWholeDomain == true
         var planned: [PlannedComponent] = []
-        for entry in mine {
-            for f in foreign[entry.index] ?? [] {
+        for position in mine {
+            let entry = entries[position]
+            for k in foreign[position] ?? [] {
+                let f = entries[k]
                 // (On Android a claim's '*' stays in its segment, and a guard placed without the
                 // claims it precedes would exclude this app's links: the claims alone.)
                 planned += components(for: f, platform: platform).filter { wholeDomain || platform == .apple || !$0.isGuard }.map { c in
@@ -166,7 +177,7 @@ public struct ComponentPlan: Sendable {
         }
         switch platform {
         case .android: return ComponentPlan.yieldEmptyValueGuards(planned)
-        case .apple: return yieldGuardsToRestRoutes(planned, entries: mine)
+        case .apple: return yieldGuardsToRestRoutes(planned, positions: mine)
         }
     }
 
@@ -177,10 +188,12 @@ public struct ComponentPlan: Sendable {
     /// query — and the guard spells the same leading literals, that route accepts every link the
     /// guard matches except those with an empty parameter: the guard becomes that route's claim,
     /// after that route's own guards.
-    func yieldGuardsToRestRoutes(_ components: [PlannedComponent], entries: [CompiledEntry]) -> [PlannedComponent] {
+    /// `positions`: the app's entries, as positions in the site's `entries`, in emission order.
+    func yieldGuardsToRestRoutes(_ components: [PlannedComponent], positions: [Int]) -> [PlannedComponent] {
         guard components.contains(where: \.isGuard) else { return components }
         var restRoutes: [(prefix: String, entry: CompiledEntry)] = []
-        for e in entries where e.isRoute && e.requiredQuery.isEmpty && e.pattern.hasRest {
+        for p in positions where site.entries[p].pattern.hasRest && site.entries[p].isRoute && site.entries[p].requiredQuery.isEmpty {
+            let e = site.entries[p]
             let segs = e.pattern.segments
             guard segs.count >= 2, case .param(_, "", "", nil) = segs[segs.count - 2] else { continue }
             var literals: [String] = []
@@ -235,57 +248,14 @@ public struct ComponentPlan: Sendable {
 
     /// A stable topological order: config order, except that an entry whose URLs a route's
     /// guard exclusions would block moves ahead of that route when the two never match the same URL.
-    static func emissionOrder(_ entries: [CompiledEntry], prepared: PreparedEntries) -> [CompiledEntry] {
-        let n = entries.count
-        // Entries can only interact (overlap, or one's samples match the other's guard globs)
-        // when their leading literal segments agree wherever both have one: a guard glob spells
-        // the route's leading literals exactly, and an entry's samples spell its own. Index the
-        // entries in a trie of leading literals; an entry's neighbours are the entries on its
-        // node's ancestors (shorter literal prefixes, down to the root: first segment not a
-        // literal) and in its node's subtree.
-        var trieChildren: [[String: Int]] = [[:]]
-        var trieParent: [Int] = [-1]
-        var trieEntries: [[Int]] = [[]]
-        var nodeOf = Array(repeating: 0, count: n)
-        for (i, e) in entries.enumerated() {
-            var node = 0
-            for seg in e.pattern.segments {
-                guard case let .literal(l) = seg else { break }
-                if let next = trieChildren[node][l] {
-                    node = next
-                } else {
-                    trieChildren.append([:])
-                    trieParent.append(node)
-                    trieEntries.append([])
-                    trieChildren[node][l] = trieChildren.count - 1
-                    node = trieChildren.count - 1
-                }
-            }
-            trieEntries[node].append(i)
-            nodeOf[i] = node
-        }
-        var subtreeCache: [Int: [Int]] = [:]
-        func subtree(_ node: Int) -> [Int] {
-            if let cached = subtreeCache[node] { return cached }
-            var out = trieEntries[node]
-            var stack = Array(trieChildren[node].values)
-            while let m = stack.popLast() {
-                out += trieEntries[m]
-                stack += trieChildren[m].values
-            }
-            subtreeCache[node] = out
-            return out
-        }
-        func neighbours(_ i: Int) -> [Int] {
-            let node = nodeOf[i]
-            var out = subtree(node)
-            var up = trieParent[node]
-            while up >= 0 {
-                out += trieEntries[up]
-                up = trieParent[up]
-            }
-            return out
-        }
+    /// `chosen` and the result are positions in the plan's entries (`prepared.entries`), `chosen`
+    /// in config order. Which entries must precede which is worked out once for the whole site
+    /// (``PreparedEntries/overlapsBefore`` and ``PreparedEntries/blockers``); an order keeps the
+    /// pairs whose two entries it holds.
+    static func emissionOrder(_ chosen: [Int], prepared: PreparedEntries) -> [Int] {
+        let n = chosen.count
+        var slot = [Int](repeating: -1, count: prepared.entries.count)  // position → index in `chosen`
+        for (i, p) in chosen.enumerated() { slot[p] = i }
         var after = Array(repeating: [Int](), count: n)  // after[i]: entries that must follow i
         var indegree = Array(repeating: 0, count: n)
         var edges = Set<Int>()
@@ -296,31 +266,17 @@ public struct ComponentPlan: Sendable {
             }
         }
         for j in 0..<n {
-            for i in neighbours(j) where i < j && entries[i].pattern.overlaps(entries[j].pattern) { edge(i, j) }
+            for p in prepared.overlapsBefore[chosen[j]] where slot[p] >= 0 { edge(slot[p], j) }
         }
-        for r in 0..<n where entries[r].isRoute {
-            // Every guard of `r` starts with its leading literal path and ends with a literal
-            // tail: a sample that does not fit cannot match one, and most entries then need no
-            // guard matchers at all.
-            let ends = prepared.guardEnds(entries[r])
-            let others = neighbours(r).filter { y in
-                y != r && prepared.anySample(of: entries[y], fits: ends) && !entries[y].pattern.overlaps(entries[r].pattern)
-            }
-            guard !others.isEmpty else { continue }
-            let guards = prepared.guards(entries[r])
-            guard !guards.isEmpty else { continue }
-            // (An empty-last-value guard that word for word is a trailing-slash claim of `y` gives
-            // way to it: `yieldEmptyValueGuards`.)
-            for y in others where prepared.anySample(of: entries[y], matches: guards.yielding(to: prepared.trailingClaims(entries[y]))) {
-                edge(y, r)
-            }
+        for r in 0..<n {
+            for p in prepared.blockers[chosen[r]] where slot[p] >= 0 { edge(slot[p], r) }
         }
         // Kahn's algorithm, always taking the earliest ready entry; a cycle falls back to
         // config order (the invariant check then reports what differs).
         var ready = MinHeap()
         for i in 0..<n where indegree[i] == 0 { ready.push(i) }
         var emitted = Array(repeating: false, count: n)
-        var order: [CompiledEntry] = []
+        var order: [Int] = []
         order.reserveCapacity(n)
         var nextUnemitted = 0
         while order.count < n {
@@ -333,7 +289,7 @@ public struct ComponentPlan: Sendable {
                 i = nextUnemitted
             }
             emitted[i] = true
-            order.append(entries[i])
+            order.append(chosen[i])
             for j in after[i] {
                 indegree[j] -= 1
                 if indegree[j] == 0 && !emitted[j] { ready.push(j) }
@@ -501,6 +457,157 @@ public struct ComponentPlan: Sendable {
     /// which would make it an Android 15 advanced glob where `+` is a quantifier (`/c++/.+` is
     /// rejected by PatternMatcher, `/a+b/.+` never matches `/a+b/42`).
     static func androidPaths(for entry: CompiledEntry) -> [AndroidPath] {
+        asciiAndroidPaths(for: entry) ?? androidPathsByCharacter(for: entry)
+    }
+
+    /// ``androidPaths(for:)`` written on bytes, for an entry whose decoded literal text and
+    /// `oneOf` values are all ASCII (nil for any other): there every character is one byte, so
+    /// the same expressions as ``androidPathsByCharacter(for:)`` without building a `String` per
+    /// piece and combination.
+    static func asciiAndroidPaths(for entry: CompiledEntry) -> [AndroidPath]? {
+        enum Piece {
+            case fixed([UInt8])
+            case free(prefix: [UInt8], suffix: [UInt8])
+        }
+        let segs = entry.pattern.segments
+        let fixedSegs = entry.pattern.hasRest ? Array(segs.dropLast()) : segs
+        func ascii(_ text: String) -> [UInt8]? {
+            let bytes = Array(text.utf8)
+            return bytes.allSatisfy { $0 < 0x80 } ? bytes : nil
+        }
+        func text(_ encoded: String) -> [UInt8]? {
+            ascii(encoded).flatMap { bytes in
+                guard bytes.contains(UInt8(ascii: "%")) else { return bytes }
+                return ascii(androidLiteral(PercentEncoding.decode(encoded)))
+            }.map(asciiAndroidLiteral)
+        }
+        var combos: [[Piece]] = [[]]
+        for seg in fixedSegs {
+            switch seg {
+            case let .literal(l):
+                guard let t = text(l) else { return nil }
+                for k in combos.indices { combos[k].append(.fixed(t)) }
+            case let .param(_, prefix, suffix, oneOf?):
+                guard let p = text(prefix), let s = text(suffix) else { return nil }
+                var values: [[UInt8]] = []
+                for value in oneOf {
+                    guard let v = ascii(value) else { return nil }
+                    // (An ASCII value is its own composed and decomposed spelling.)
+                    if !values.contains(v) { values.append(v) }
+                }
+                combos = combos.flatMap { c in values.map { c + [.fixed(p + asciiAndroidLiteral($0) + s)] } }
+            case let .param(_, prefix, suffix, nil):
+                guard let p = text(prefix), let s = text(suffix) else { return nil }
+                for k in combos.indices { combos[k].append(.free(prefix: p, suffix: s)) }
+            case .rest:
+                break
+            }
+        }
+        let star: [UInt8] = [UInt8(ascii: "*")]
+        let spanning: [UInt8] = Array("*/*".utf8)
+        let slash = UInt8(ascii: "/")
+        var out: [AndroidPath] = []
+        // (Guards and claims apart: the same expression may be both.)
+        var seen: [Set<[UInt8]>] = [[], []]
+        func add(_ written: [UInt8], guard isGuard: Bool, emptyLast: Bool = false) {
+            let expression = asciiAndroid15SafeDots(written)
+            let guarded = isGuard && entry.isRoute
+            if seen[guarded ? 1 : 0].insert(expression).inserted {
+                out.append(AndroidPath(expression: String(decoding: expression, as: UTF8.self), isGuard: guarded, emptyLast: emptyLast && guarded))
+            }
+        }
+        for pieces in combos {
+            /// The expression with the free piece at `at` written `value` (the others `*`).
+            func render(_ at: Int = -1, _ value: [UInt8] = star, then tail: String = "") -> [UInt8] {
+                var bytes: [UInt8] = [slash]
+                for (i, piece) in pieces.enumerated() {
+                    if i > 0 { bytes.append(slash) }
+                    switch piece {
+                    case let .fixed(text): bytes += text
+                    case let .free(prefix, suffix):
+                        bytes += prefix
+                        bytes += i == at ? value : star
+                        bytes += suffix
+                    }
+                }
+                bytes += tail.utf8
+                return bytes
+            }
+            func suffix(_ i: Int) -> [UInt8] {
+                if case let .free(_, s) = pieces[i] { return s }
+                return []
+            }
+            let free = pieces.indices.filter { if case .free = pieces[$0] { return true } else { return false } }
+            let last = pieces.count - 1
+            let guards = entry.isRoute
+            if entry.pattern.hasRest {
+                // `/files/*` does not match `/files` on Android; Apple's does: claim both.
+                let parent = render()
+                if guards {
+                    for i in free {
+                        add(render(i, []), guard: true)
+                        add(render(i, [], then: "/*"), guard: true)
+                    }
+                    for i in free where !suffix(i).isEmpty && !restAbsorbsExtraSegments(fixedSegs + [segs.last!], after: i) {
+                        add(render(i, spanning), guard: true)
+                        add(render(i, spanning, then: "/*"), guard: true)
+                    }
+                }
+                add(parent, guard: false)
+                add(parent == [slash] ? [slash] + star : parent + [slash] + star, guard: false)
+                continue
+            }
+            if free.isEmpty {
+                let path = render()
+                // A trailing slash is insignificant to the parser (and to iOS), not to Android.
+                add(path + [slash], guard: false)
+                add(path, guard: false)
+                continue
+            }
+            // A parameter that ends the path can take deeper paths; alone, it may be `?*`.
+            let openAtEnd = free.contains(last) && suffix(last).isEmpty
+            let hasPlus = pieces.contains { piece in
+                switch piece {
+                case let .fixed(t): return t.contains(UInt8(ascii: "+"))
+                case let .free(p, s): return p.contains(UInt8(ascii: "+")) || s.contains(UInt8(ascii: "+"))
+                }
+            }
+            let solePlus = openAtEnd && free.count == 1 && !hasPlus
+            if guards {
+                for i in free {
+                    add(render(i, [], then: "/"), guard: true)
+                    if !(solePlus && i == last) { add(render(i, []), guard: true, emptyLast: i == last && suffix(i).isEmpty) }
+                }
+                for i in free where !suffix(i).isEmpty {
+                    add(render(i, spanning), guard: true)
+                    add(render(i, spanning, then: "/"), guard: true)
+                }
+            }
+            add(render(then: "/"), guard: false)
+            // (After the trailing-slash claim, which it would block.)
+            if guards && openAtEnd { add(render(last, spanning), guard: true) }
+            add(solePlus ? render(last, Array("?*".utf8)) : render(), guard: false)
+        }
+        return out
+    }
+
+    /// ``androidLiteral(_:)`` of ASCII text.
+    static func asciiAndroidLiteral(_ text: [UInt8]) -> [UInt8] {
+        guard text.contains(where: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "\\") }) else { return text }
+        return text.map { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "\\") ? UInt8(ascii: "?") : $0 }
+    }
+
+    /// ``android15SafeDots(_:)`` of an ASCII expression.
+    static func asciiAndroid15SafeDots(_ expression: [UInt8]) -> [UInt8] {
+        guard expression.contains(UInt8(ascii: ".")) else { return expression }
+        let wildcards = expression.reduce(0) { $0 + ($1 == UInt8(ascii: "*") || $1 == UInt8(ascii: "?") ? 1 : 0) }
+        guard wildcards == 0 || (wildcards == 1 && expression.last == UInt8(ascii: "*")) else { return expression }
+        return expression.map { $0 == UInt8(ascii: ".") ? UInt8(ascii: "?") : $0 }
+    }
+
+    /// ``androidPaths(for:)`` on `String`s, character by character: the way for entries with
+    /// non-ASCII text, and the reference ``asciiAndroidPaths(for:)`` is tested against.
+    static func androidPathsByCharacter(for entry: CompiledEntry) -> [AndroidPath] {
         enum Piece {
             case fixed(String)
             case free(prefix: String, suffix: String)
@@ -611,6 +718,11 @@ public struct ComponentPlan: Sendable {
     static func unicodeSpellings(_ values: [String]) -> [String] {
         var spellings: [String] = []
         for value in values {
+            if value.utf8.allSatisfy({ $0 < 0x80 }) {
+                // (ASCII text is its own composed and decomposed spelling.)
+                if !spellings.contains(where: { $0.unicodeScalars.elementsEqual(value.unicodeScalars) }) { spellings.append(value) }
+                continue
+            }
             for spelling in [value, value.precomposedStringWithCanonicalMapping, value.decomposedStringWithCanonicalMapping]
             where !spellings.contains(where: { $0.unicodeScalars.elementsEqual(spelling.unicodeScalars) }) {
                 spellings.append(spelling)
@@ -686,26 +798,137 @@ struct GuardMatchers: Sendable {
 
 /// Each entry's sample paths, Android expressions and guard matchers, made once per plan (the
 /// AASA and assetlinks orders of a site, each app group's, and the Android components read them).
+/// Entries are named by their position in the site's `entries`.
 final class PreparedEntries: Sendable {
     private struct Prepared: Sendable {
         var samples: [SamplePath]
         var androidPaths: [ComponentPlan.AndroidPath]
+        /// ``PreparedEntries/guardEnds(_:androidPaths:)`` of a route (nil for an exclusion).
+        var guardEnds: GuardEnds?
     }
 
-    /// By entry index (position in the site's `routes`).
-    private let prepared: [Int: Prepared]
-    /// Guard matchers by entry index, compiled when an order first needs them.
-    private let guardMatchers = Mutex<[Int: GuardMatchers]>([:])
+    /// What every guard of a route starts and ends with (``PreparedEntries/guardEnds(_:androidPaths:)``).
+    typealias GuardEnds = (prefix: [UInt8], tails: [[UInt8]]?)
+
+    /// The site's entries, in config order.
+    let entries: [CompiledEntry]
+    /// By position in ``entries``.
+    private let prepared: [Prepared]
+    /// Position in ``entries`` by entry index (position in the site's `routes`).
+    private let positions: [Int: Int]
+    /// Each entry's ``PatternShape``, by position.
+    private let shapes: [PatternShape]
+    /// By position: the positions of the earlier entries that overlap it (some path matches both).
+    let overlapsBefore: [[Int]]
+    /// By position: for a route, the positions of the entries with a sample path its guard
+    /// exclusions match (and that never match the same path as it): each must come before it.
+    let blockers: [[Int]]
 
     init(_ entries: [CompiledEntry]) {
-        var prepared: [Int: Prepared] = [:]
+        self.entries = entries
+        var prepared: [Prepared] = []
         prepared.reserveCapacity(entries.count)
-        for entry in entries {
-            prepared[entry.index] = Prepared(
-                samples: RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init),
-                androidPaths: ComponentPlan.androidPaths(for: entry))
+        var positions: [Int: Int] = [:]
+        positions.reserveCapacity(entries.count)
+        for (k, entry) in entries.enumerated() {
+            let androidPaths = ComponentPlan.androidPaths(for: entry)
+            prepared.append(
+                Prepared(
+                    samples: RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init),
+                    androidPaths: androidPaths,
+                    guardEnds: entry.isRoute ? PreparedEntries.guardEnds(entry, androidPaths: androidPaths) : nil))
+            positions[entry.index] = k
         }
         self.prepared = prepared
+        self.positions = positions
+        let shapes = entries.map { PatternShape($0.pattern) }
+        self.shapes = shapes
+        (overlapsBefore, blockers) = PreparedEntries.relations(entries, prepared: prepared, shapes: shapes)
+    }
+
+    /// Which entries of the site must precede which, in any emission order: for each entry, the
+    /// earlier entries that overlap it, and for each route, the entries its guards would block.
+    private static func relations(_ entries: [CompiledEntry], prepared: [Prepared], shapes: [PatternShape]) -> (overlapsBefore: [[Int]], blockers: [[Int]]) {
+        let n = entries.count
+        func overlap(_ a: Int, _ b: Int) -> Bool {
+            shapes[a].mayOverlap(shapes[b]) && entries[a].pattern.overlaps(entries[b].pattern)
+        }
+        // Entries can only interact (overlap, or one's samples match the other's guard globs)
+        // when their leading literal segments agree wherever both have one: a guard glob spells
+        // the route's leading literals exactly, and an entry's samples spell its own. Index the
+        // entries in a trie of leading literals; an entry's neighbours are the entries on its
+        // node's ancestors (shorter literal prefixes, down to the root: first segment not a
+        // literal) and in its node's subtree.
+        var trieChildren: [[String: Int]] = [[:]]
+        var trieParent: [Int] = [-1]
+        var trieEntries: [[Int]] = [[]]
+        var nodeOf = Array(repeating: 0, count: n)
+        for i in 0..<n {
+            var node = 0
+            for seg in entries[i].pattern.segments {
+                guard case let .literal(l) = seg else { break }
+                if let next = trieChildren[node][l] {
+                    node = next
+                } else {
+                    trieChildren.append([:])
+                    trieParent.append(node)
+                    trieEntries.append([])
+                    trieChildren[node][l] = trieChildren.count - 1
+                    node = trieChildren.count - 1
+                }
+            }
+            trieEntries[node].append(i)
+            nodeOf[i] = node
+        }
+        var subtreeCache: [Int: [Int]] = [:]
+        func subtree(_ node: Int) -> [Int] {
+            if let cached = subtreeCache[node] { return cached }
+            var out = trieEntries[node]
+            var stack = Array(trieChildren[node].values)
+            while let m = stack.popLast() {
+                out += trieEntries[m]
+                stack += trieChildren[m].values
+            }
+            subtreeCache[node] = out
+            return out
+        }
+        func neighbours(_ i: Int) -> [Int] {
+            let node = nodeOf[i]
+            var out = subtree(node)
+            var up = trieParent[node]
+            while up >= 0 {
+                out += trieEntries[up]
+                up = trieParent[up]
+            }
+            return out
+        }
+        var overlapsBefore = Array(repeating: [Int](), count: n)
+        for j in 0..<n {
+            for i in neighbours(j) where i < j && overlap(i, j) { overlapsBefore[j].append(i) }
+        }
+        var blockers = Array(repeating: [Int](), count: n)
+        for r in 0..<n {
+            // Every guard of `r` starts with its leading literal path and ends with a literal
+            // tail: a sample that does not fit cannot match one, and most entries then need no
+            // guard matchers at all.
+            guard let ends = prepared[r].guardEnds else { continue }
+            var runs: [[[UInt8]]]? = nil  // (made for the first entry that fits the ends)
+            let others = neighbours(r).filter { y in
+                guard y != r && anySample(prepared[y].samples, fits: ends) else { return false }
+                if runs == nil { runs = guardRuns(entries[r], androidPaths: prepared[r].androidPaths) }
+                return anySample(prepared[y].samples, holdsRunsOf: runs ?? []) && !overlap(y, r)
+            }
+            guard !others.isEmpty else { continue }
+            let guards = ComponentPlan.guardMatchers(entries[r], androidPaths: prepared[r].androidPaths)
+            guard !guards.isEmpty else { continue }
+            // (An empty-last-value guard that word for word is a trailing-slash claim of `y` gives
+            // way to it: `yieldEmptyValueGuards`.)
+            for y in others {
+                let yielded = guards.emptyLastExpressions.isEmpty ? guards : guards.yielding(to: trailingClaims(entries[y], prepared[y].androidPaths))
+                if prepared[y].samples.contains(where: yielded.matches) { blockers[r].append(y) }
+            }
+        }
+        return (overlapsBefore, blockers)
     }
 
     /// Bytes both platforms' matchers read literally, in encoded and decoded paths alike.
@@ -714,12 +937,20 @@ final class PreparedEntries: Sendable {
             || b == UInt8(ascii: "~") || b == UInt8(ascii: "@")
     }
 
-    /// What every guard of `entry` on both platforms starts and ends with, read literally by both:
-    /// the leading literal segments of plain bytes (``isPlain(_:)``) each with its `/`, then the
-    /// plain prefix of the parameter that follows (`/shop/c1/items/` for `/shop/c1/items/{id}`,
-    /// `/@` for `/@{handle}`); and the plain tail of each guard (`/help` for `/*/?*/help`), nil
-    /// when a guard ends in a wildcard. A sample that does not fit cannot match a guard.
-    func guardEnds(_ entry: CompiledEntry) -> (prefix: [UInt8], tails: [[UInt8]]?) {
+    /// Whether the entries at positions `a` and `b` can match the same path (``PathPattern/overlaps(_:)``).
+    /// (Two patterns whose first segments are different literals, or of different lengths
+    /// without a rest parameter, never overlap: that is checked first, on ``PatternShape``s.)
+    func overlap(_ a: Int, _ b: Int) -> Bool {
+        shapes[a].mayOverlap(shapes[b]) && entries[a].pattern.overlaps(entries[b].pattern)
+    }
+
+    /// What every guard of `entry` (whose Android expressions are `androidPaths`) on both
+    /// platforms starts and ends with, read literally by both: the leading literal segments of
+    /// plain bytes (``isPlain(_:)``) each with its `/`, then the plain prefix of the parameter
+    /// that follows (`/shop/c1/items/` for `/shop/c1/items/{id}`, `/@` for `/@{handle}`); and the
+    /// plain tail of each guard (`/help` for `/*/?*/help`), nil when a guard ends in a wildcard.
+    /// A sample that does not fit cannot match a guard.
+    static func guardEnds(_ entry: CompiledEntry, androidPaths: [ComponentPlan.AndroidPath]) -> GuardEnds {
         var prefix: [UInt8] = [UInt8(ascii: "/")]
         for seg in entry.pattern.segments {
             if case let .param(_, p, _, _) = seg {
@@ -731,7 +962,7 @@ final class PreparedEntries: Sendable {
             prefix.append(UInt8(ascii: "/"))
         }
         var tails: [[UInt8]] = []
-        for guardText in ComponentPlan.guardGlobs(entry.pattern) + androidPaths(entry).filter(\.isGuard).map(\.expression) {
+        for guardText in ComponentPlan.guardGlobs(entry.pattern) + androidPaths.filter(\.isGuard).map(\.expression) {
             let tail = Array(guardText.utf8.reversed().prefix(while: { PreparedEntries.isPlain($0) || $0 == UInt8(ascii: "/") }).reversed())
             if tail.isEmpty { return (prefix, nil) }
             tails.append(tail)
@@ -739,10 +970,61 @@ final class PreparedEntries: Sendable {
         return (prefix, tails)
     }
 
-    /// Whether a sample path of `entry`, encoded or decoded, fits ``guardEnds(_:)``.
-    func anySample(of entry: CompiledEntry, fits ends: (prefix: [UInt8], tails: [[UInt8]]?)) -> Bool {
+    /// The literal runs of each guard of `entry` (whose Android expressions are `androidPaths`),
+    /// Apple's and Android's: the stretches of plain bytes (``isPlain(_:)``) and `/` between
+    /// wildcards and other characters, which both platforms' matchers read literally and in
+    /// order (`/s0/`, `/docs/` for `/s0/*/?*/docs/?*`). A path a guard matches holds its runs
+    /// in that order.
+    static func guardRuns(_ entry: CompiledEntry, androidPaths: [ComponentPlan.AndroidPath]) -> [[[UInt8]]] {
+        (ComponentPlan.guardGlobs(entry.pattern) + androidPaths.filter(\.isGuard).map(\.expression)).map { text in
+            var runs: [[UInt8]] = []
+            var run: [UInt8] = []
+            for b in text.utf8 {
+                if PreparedEntries.isPlain(b) || b == UInt8(ascii: "/") {
+                    run.append(b)
+                } else if !run.isEmpty {
+                    runs.append(run)
+                    run = []
+                }
+            }
+            if !run.isEmpty { runs.append(run) }
+            return runs
+        }
+    }
+
+    /// Whether one of `samples`, encoded or decoded, holds the runs of one of the guards in
+    /// `guardRuns` (``guardRuns(_:androidPaths:)``), in order. (No guards: false.)
+    static func anySample(_ samples: [SamplePath], holdsRunsOf guardRuns: [[[UInt8]]]) -> Bool {
+        func holds<C: Collection>(_ path: C, _ runs: [[UInt8]]) -> Bool where C.Element: BinaryInteger, C.Index == Int {
+            var from = path.startIndex
+            for run in runs {
+                guard let at = firstOccurrence(of: run, in: path, from: from) else { return false }
+                from = at + run.count
+            }
+            return true
+        }
+        return samples.contains { sample in
+            let encoded = Array(sample.encoded.utf8)
+            return guardRuns.contains { holds(encoded, $0) || holds(sample.decodedUTF16, $0) }
+        }
+    }
+
+    /// Where `run` first occurs in `path` at or after `from`.
+    static func firstOccurrence<C: Collection>(of run: [UInt8], in path: C, from: Int) -> Int? where C.Element: BinaryInteger, C.Index == Int {
+        guard run.count <= path.endIndex - from else { return nil }
+        var i = from
+        while i + run.count <= path.endIndex {
+            var k = 0
+            while k < run.count && path[i + k] == C.Element(run[k]) { k += 1 }
+            if k == run.count { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Whether one of `samples`, encoded or decoded, fits ``guardEnds(_:androidPaths:)``.
+    static func anySample(_ samples: [SamplePath], fits ends: GuardEnds) -> Bool {
         guard ends.prefix.count > 1 || ends.tails != nil else { return true }
-        let samples = prepared[entry.index]?.samples ?? RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init)
         func fits<C: BidirectionalCollection>(_ path: C) -> Bool where C.Element: BinaryInteger {
             guard path.starts(with: ends.prefix.lazy.map { C.Element($0) }) else { return false }
             guard let tails = ends.tails else { return true }
@@ -751,31 +1033,46 @@ final class PreparedEntries: Sendable {
         return samples.contains { fits($0.encoded.utf8) || fits($0.decodedUTF16) }
     }
 
-    /// Whether a sample path of `entry` matches one of `guards`.
     /// The Android trailing-slash claims of a route without a required query (what an
-    /// empty-last-value guard gives way to).
-    func trailingClaims(_ entry: CompiledEntry) -> Set<[UInt8]> {
+    /// empty-last-value guard gives way to), from its Android expressions.
+    static func trailingClaims(_ entry: CompiledEntry, _ androidPaths: [ComponentPlan.AndroidPath]) -> Set<[UInt8]> {
         guard entry.isRoute, entry.requiredQuery.isEmpty else { return [] }
-        return Set(androidPaths(entry).filter { !$0.isGuard && $0.expression.hasSuffix("/") }.map { Array($0.expression.utf8) })
-    }
-
-    func anySample(of entry: CompiledEntry, matches guards: GuardMatchers) -> Bool {
-        let samples = prepared[entry.index]?.samples ?? RouteTable.acceptedSamplePaths(for: entry, variants: 2).map(SamplePath.init)
-        for i in samples.indices where guards.matches(samples[i]) { return true }
-        return false
-    }
-
-    /// ``ComponentPlan/guardMatchers(_:androidPaths:)`` of a route.
-    func guards(_ entry: CompiledEntry) -> GuardMatchers {
-        if let known = guardMatchers.withLock({ $0[entry.index] }) { return known }
-        let made = ComponentPlan.guardMatchers(entry, androidPaths: androidPaths(entry))
-        guardMatchers.withLock { $0[entry.index] = made }
-        return made
+        return Set(androidPaths.filter { !$0.isGuard && $0.expression.hasSuffix("/") }.map { Array($0.expression.utf8) })
     }
 
     /// ``ComponentPlan/androidPaths(for:)`` of `entry`.
     func androidPaths(_ entry: CompiledEntry) -> [ComponentPlan.AndroidPath] {
-        prepared[entry.index]?.androidPaths ?? ComponentPlan.androidPaths(for: entry)
+        positions[entry.index].map { prepared[$0].androidPaths } ?? ComponentPlan.androidPaths(for: entry)
+    }
+
+    /// ``ComponentPlan/androidPaths(for:)`` of the entry at `position`.
+    func androidPaths(at position: Int) -> [ComponentPlan.AndroidPath] {
+        prepared[position].androidPaths
+    }
+}
+
+/// What decides cheaply that two path patterns cannot overlap (``PathPattern/overlaps(_:)``
+/// walks the segments side by side: different literals never match each other, and patterns
+/// without a rest parameter match only paths of their own number of segments).
+struct PatternShape: Sendable {
+    /// The first segment, when it is a literal.
+    let firstLiteral: String?
+    /// The number of segments.
+    let segmentCount: Int
+    /// Whether a segment is a rest parameter.
+    let hasRest: Bool
+
+    init(_ pattern: PathPattern) {
+        if case let .literal(l)? = pattern.segments.first { firstLiteral = l } else { firstLiteral = nil }
+        segmentCount = pattern.segments.count
+        hasRest = pattern.segments.contains { if case .rest = $0 { return true } else { return false } }
+    }
+
+    /// False when the two patterns cannot overlap; true when they may.
+    func mayOverlap(_ other: PatternShape) -> Bool {
+        if let x = firstLiteral, let y = other.firstLiteral, x != y { return false }
+        if !hasRest && !other.hasRest && segmentCount != other.segmentCount { return false }
+        return true
     }
 }
 
