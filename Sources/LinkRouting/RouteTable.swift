@@ -434,14 +434,7 @@ public struct RouteTable: Sendable {
         site: CompiledSite, path rawPath: String, query: String?, fragment: String?,
         restrictTo apps: (ios: [String], android: [String])? = nil
     ) -> LinkResolution {
-        var path = rawPath
-        var query = query
-        var fragment = fragment
-        return path.withUTF8 { p in
-            RouteTable.withOptionalUTF8(&query) { q in
-                RouteTable.withOptionalUTF8(&fragment) { f in site.resolver.resolve(path: p, query: q, fragment: f, restrictTo: apps) }
-            }
-        }
+        resolve(site: site, path: rawPath[...], query: query?[...], fragment: fragment?[...], restrictTo: apps)
     }
 
     /// ``resolve(site:path:query:fragment:restrictTo:)`` on slices of a request's text (no copies
@@ -458,12 +451,6 @@ public struct RouteTable: Sendable {
                 RouteTable.withOptionalUTF8(&fragment) { f in site.resolver.resolve(path: p, query: q, fragment: f, restrictTo: apps) }
             }
         }
-    }
-
-    /// `body` with the UTF-8 bytes of `text`, or with nil.
-    static func withOptionalUTF8<R>(_ text: inout String?, _ body: (Bytes?) -> R) -> R {
-        guard var t = text else { return body(nil) }
-        return t.withUTF8 { body($0) }
     }
 
     /// `body` with the UTF-8 bytes of `text`, or with nil.
