@@ -50,33 +50,69 @@ public struct CompiledEntry: Sendable, Equatable {
 /// One site of the config, compiled: its domains, apps, custom schemes and entries. Look one
 /// up with ``RouteTable/site(forHost:fallbackToDefault:)`` or ``RouteTable/site(named:)``.
 public struct CompiledSite: Sendable {
+    /// Every field, in one object: a site is handed around by value on every request, and a
+    /// copy of this struct is one reference count, not one per field.
+    final class Storage: Sendable {
+        let index: Int
+        let config: SiteConfig
+        let name: String
+        let canonicalHost: String
+        let exactDomains: [String]
+        let wildcardSuffixes: [String]
+        let entries: [CompiledEntry]
+        let iosApps: [IOSAppConfig]
+        let androidApps: [AndroidAppConfig]
+        let schemes: [String: (ios: [String], android: [String])]
+        let resolver: SiteResolver
+        let routeIndexByName: [String: Int]
+
+        init(index: Int, config: SiteConfig, name: String, canonicalHost: String, exactDomains: [String], wildcardSuffixes: [String],
+             entries: [CompiledEntry], iosApps: [IOSAppConfig], androidApps: [AndroidAppConfig],
+             schemes: [String: (ios: [String], android: [String])], resolver: SiteResolver, routeIndexByName: [String: Int]) {
+            self.index = index
+            self.config = config
+            self.name = name
+            self.canonicalHost = canonicalHost
+            self.exactDomains = exactDomains
+            self.wildcardSuffixes = wildcardSuffixes
+            self.entries = entries
+            self.iosApps = iosApps
+            self.androidApps = androidApps
+            self.schemes = schemes
+            self.resolver = resolver
+            self.routeIndexByName = routeIndexByName
+        }
+    }
+
+    let storage: Storage
+
     /// The site's position in the config's `sites` list.
-    public let index: Int
+    public var index: Int { storage.index }
     /// The site's config as read.
-    public let config: SiteConfig
+    public var config: SiteConfig { storage.config }
     /// The site's `name` from the config, or its canonical host when it has none.
-    public let name: String
+    public var name: String { storage.name }
     /// The first exact domain: where built links point.
-    public let canonicalHost: String
+    public var canonicalHost: String { storage.canonicalHost }
     /// The domains without `*.`, lower-cased.
-    public let exactDomains: [String]
+    public var exactDomains: [String] { storage.exactDomains }
     /// `.example.com` for `*.example.com`.
-    public let wildcardSuffixes: [String]
+    public var wildcardSuffixes: [String] { storage.wildcardSuffixes }
     /// The site's routes and exclusions, compiled, in config order (their priority).
-    public let entries: [CompiledEntry]
+    public var entries: [CompiledEntry] { storage.entries }
     /// The site's iOS apps (empty when it has none).
-    public let iosApps: [IOSAppConfig]
+    public var iosApps: [IOSAppConfig] { storage.iosApps }
     /// The site's Android apps (empty when it has none).
-    public let androidApps: [AndroidAppConfig]
+    public var androidApps: [AndroidAppConfig] { storage.androidApps }
     /// Custom scheme (lower-cased) → the apps that registered it.
-    public let schemes: [String: (ios: [String], android: [String])]
+    public var schemes: [String: (ios: [String], android: [String])] { storage.schemes }
     /// What resolution reads, in one object (closures and lookups hold a reference, not a copy of the site).
-    let resolver: SiteResolver
+    var resolver: SiteResolver { storage.resolver }
+    var routeIndexByName: [String: Int] { storage.routeIndexByName }
 
     /// True when both are the same compilation (one was reused for the other by
     /// ``RouteTable/init(config:reusing:)``), not merely equal configs.
     public func isSameCompilation(as other: CompiledSite) -> Bool { resolver === other.resolver }
-    let routeIndexByName: [String: Int]
     var trie: PathTrie { resolver.trie }
 
     /// The route named `route`; nil when the site has none of that name (exclusions have no name).
@@ -294,11 +330,11 @@ public struct RouteTable: Sendable {
                     index: i, kind: kind, pattern: pattern, iosAppIDs: iosIDs, androidPackages: packages,
                     requiredQuery: required.sorted(), optionalQuery: optional.sorted()))
         }
-        return CompiledSite(
+        return CompiledSite(storage: CompiledSite.Storage(
             index: s, config: site, name: site.name ?? canonical, canonicalHost: canonical, exactDomains: exact,
             wildcardSuffixes: wild, entries: entries, iosApps: ios, androidApps: android, schemes: schemes,
             resolver: SiteResolver(name: site.name ?? canonical, entries: entries, iosApps: ios.map(\.appID), androidApps: android.map(\.package)),
-            routeIndexByName: byName)
+            routeIndexByName: byName))
     }
 
     // MARK: Sites

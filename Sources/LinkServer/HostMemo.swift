@@ -25,28 +25,47 @@ enum HostMemo {
         return index
     }
 
-    /// This thread's entry (made at its first request, freed when the thread ends). A pointer, not
-    /// a class: its fields are read without the runtime's exclusivity checks.
-    private static var current: UnsafeMutablePointer<Entry> {
-        if let known = pthread_getspecific(key.key) { return known.assumingMemoryBound(to: Entry.self) }
-        let entry = UnsafeMutablePointer<Entry>.allocate(capacity: 1)
-        entry.initialize(to: Entry())
-        pthread_setspecific(key.key, entry)
-        return entry
-    }
+    private static let entries = ThreadEntries { Entry() }
+    private static var current: UnsafeMutablePointer<Entry> { entries.current }
+}
 
-    private struct Key: @unchecked Sendable {
-        // @unchecked: a pthread key, created once and never changed.
-        let key: pthread_key_t
-    }
-
-    private static let key: Key = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { pointer in
-            guard let entry = pointer?.assumingMemoryBound(to: Entry.self) else { return }
-            entry.deinitialize(count: 1)
-            entry.deallocate()
+/// One `Entry` per thread (made at the thread's first use, freed when the thread ends), reached
+/// through a pointer: no lock, no shared cache line, and its fields read without the runtime's
+/// exclusivity checks (which a class's stored `var`s get).
+final class ThreadEntries<Entry>: @unchecked Sendable {
+    // @unchecked: the key is created once and never changed; each entry is its thread's alone.
+    private final class Box {
+        let pointer: UnsafeMutablePointer<Entry>
+        init(_ entry: Entry) {
+            pointer = .allocate(capacity: 1)
+            pointer.initialize(to: entry)
         }
-        return Key(key: key)
-    }()
+        deinit {
+            pointer.deinitialize(count: 1)
+            pointer.deallocate()
+        }
+    }
+
+    private let key: pthread_key_t
+    private let make: @Sendable () -> Entry
+
+    init(_ make: @escaping @Sendable () -> Entry) {
+        var key = pthread_key_t()
+        // The thread's box, released when the thread ends.
+        pthread_key_create(&key) { raw in
+            if let raw { Unmanaged<AnyObject>.fromOpaque(raw).release() }
+        }
+        self.key = key
+        self.make = make
+    }
+
+    /// The calling thread's entry.
+    var current: UnsafeMutablePointer<Entry> {
+        if let raw = pthread_getspecific(key) {
+            return Unmanaged<Box>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.pointer }
+        }
+        let box = Box(make())
+        pthread_setspecific(key, Unmanaged.passRetained(box).toOpaque())
+        return box.pointer
+    }
 }

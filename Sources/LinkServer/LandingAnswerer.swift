@@ -58,10 +58,15 @@ final class LandingAnswerer: Sendable {
 
     /// The request's visitor on `site`, from the snapshot's caches.
     func visitor(site: Site, facts: RequestFacts) -> Visitor {
-        let userAgent = cache.userAgent(facts.userAgent)
-        return Visitor(browser: userAgent.browser, isIPad: userAgent.isIPad, hasUserAgent: !(facts.userAgent?.isEmpty ?? true),
-                       acceptLanguage: facts.acceptLanguage,
-                       catalog: shipped?.locale(site: site.compiled, browser: userAgent.browser, acceptLanguage: facts.acceptLanguage))
+        visitor(site: site, userAgent: facts.userAgent, acceptLanguage: facts.acceptLanguage)
+    }
+
+    /// The visitor from the (capped) `User-Agent` and `Accept-Language`.
+    func visitor(site: Site, userAgent agent: String?, acceptLanguage: String?) -> Visitor {
+        let userAgent = cache.userAgent(agent)
+        return Visitor(browser: userAgent.browser, isIPad: userAgent.isIPad, hasUserAgent: !(agent?.isEmpty ?? true),
+                       acceptLanguage: acceptLanguage,
+                       catalog: shipped?.locale(site: site.compiled, browser: userAgent.browser, acceptLanguage: acceptLanguage))
     }
 
     /// The answer: the route's compiled one when the link overrides nothing, a stored link's kept

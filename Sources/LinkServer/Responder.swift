@@ -163,7 +163,7 @@ public enum Responder {
 
     /// A generated preview card (`/static/og/…`), made by the renderer.
     static func previewCard(_ r: Request) -> ResponderResult? {
-        guard startsWith(r.path, "/static/og/"),
+        guard startsWith(r.path, previewCardPrefix),
               let card = shortLinkCard(r) ?? r.snapshot.renderer.asset(path: r.path, site: r.compiled, request: r.facts) else { return nil }
         return r.result(card, .staticAsset)
     }
@@ -176,7 +176,7 @@ public enum Responder {
 
     /// The site's short-link prefix (`/` without one).
     static func prefix(_ r: Request) -> String {
-        r.compiled.config.shortLinks?.effectivePrefix ?? "/"
+        r.site.shortLinkPrefix
     }
 
     /// An FDL long link (`/?link=…`, or at the prefix): like a short link made of its parameters.

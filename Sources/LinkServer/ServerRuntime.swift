@@ -213,6 +213,13 @@ public final class ServerRuntime: Sendable {
                 noted(request, result, path: snapshot.logQueryStrings ? request.rawTarget : path, since: start)
                 return result.response
             }
+            if let (result, path) = Responder.plainLink(snapshot, request) {
+                if let click = result.click, let clicks = runtime.clicks, clicks.enabled, request.method == "GET" {
+                    clicks.record(click, referer: request.header(.referer))
+                }
+                noted(request, result, path: snapshot.logQueryStrings ? request.rawTarget : String(path), since: start)
+                return result.response
+            }
             let facts = RequestFacts(request)
             // Read before the responder takes the facts.
             let isGet = facts.method == "GET"

@@ -15,12 +15,21 @@ public final class Site: Sendable {
     public let assetLinks: ConditionalResponse?
     /// The hosts the site's own config links to (``RedirectPolicy/configHosts(site:)``).
     public let redirectHosts: Set<String>
+    /// The short-link prefix (`shortLinks.prefix`, `/` without one), read by every link request.
+    public let shortLinkPrefix: String
+    /// `shortLinkPrefix`'s bytes.
+    let shortLinkPrefixBytes: [UInt8]
+    /// The site's misses redirect (`notFound.redirect`) instead of showing the not-found page.
+    public let redirectsMisses: Bool
 
     public init(_ generated: GeneratedSite, cacheControl: String) {
         self.generated = generated
         let compiled = generated.compiled
         self.compiled = compiled
         redirectHosts = RedirectPolicy.configHosts(site: compiled)
+        shortLinkPrefix = compiled.config.shortLinks?.effectivePrefix ?? "/"
+        shortLinkPrefixBytes = Array(shortLinkPrefix.utf8)
+        redirectsMisses = compiled.config.notFound?.redirect != nil
         aasa = compiled.iosApps.isEmpty ? nil
             : ConditionalResponse(body: generated.aasa, contentType: "application/json", cacheControl: cacheControl)
         assetLinks = compiled.androidApps.isEmpty ? nil

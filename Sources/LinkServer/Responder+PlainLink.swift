@@ -1,0 +1,124 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LandingPages
+import LinkRouting
+import LinkStore
+import MicroHTTP
+
+/// A plain link straight from the request: after the association files, most requests a link
+/// domain gets are a route's link or a path that is nothing (a dead campaign link, a scanner).
+/// This step runs the general path's checks in its order — the request-target, the site, the
+/// dot segments, then each step that could claim the path (association files, the resolve
+/// endpoint, preview cards, `public/` files, long links) — on the request's own strings, and
+/// answers the two outcomes left: a route's landing answer, or the not-found page with its click.
+/// The not-found page needs no `RequestFacts`, no proxy resolution and no copies of the request.
+///
+/// It answers exactly what `route` would, and gives way to it (nil) whenever anything could make
+/// the general path answer differently: a method other than GET/HEAD, a forwarding header (a
+/// trusted proxy may change the Host, client and scheme), no site for the Host, a target the
+/// general path refuses, a path another step may claim, a live short link's code, a site whose
+/// misses redirect (`notFound.redirect`), a renderer plugged in by a caller.
+extension Responder {
+    static func plainLink(_ snapshot: Snapshot, _ request: HTTPRequest) -> (result: ResponderResult, path: Substring)? {
+        guard request.method == "GET" || request.method == "HEAD" else { return nil }
+        guard request.headerCount(.forwarded) == 0, request.headerCount(.xForwardedFor) == 0,
+              request.headerCount(.xForwardedProto) == 0, request.headerCount(.xForwardedHost) == 0 else { return nil }
+        let answerer = snapshot.answerer
+        guard let shipped = answerer.shipped,
+              let index = HostMemo.siteIndex(snapshot, host: request.header(.host) ?? "") else { return nil }
+        let site = snapshot.sites[index]
+        let target = request.rawTarget
+        let utf8 = target.utf8
+        // The request-target's checks and the steps before the route's, on its bytes.
+        guard let scanned = utf8.withContiguousStorageIfAvailable({ PlainTarget($0, shortLinkPrefix: site.shortLinkPrefixBytes) }),
+              let scan = scanned else { return nil }
+        let pathEnd = utf8.index(utf8.startIndex, offsetBy: scan.pathEnd)
+        let path = target[..<pathEnd]
+        let query = scan.pathEnd == scan.count ? nil : target[utf8.index(after: pathEnd)...]
+        guard snapshot.assets.response(path) == nil, !isLongLink(path, prefix: site.shortLinkPrefix, query: query) else { return nil }
+        if case let .matched(match) = snapshot.table.resolve(site: site.compiled, path: path, query: query, fragment: nil) {
+            // The route's answer, made as the general path makes it (the landing stage reads the
+            // facts only for a plugged-in renderer's pages).
+            let facts = RequestFacts(request)
+            let trust = snapshot.proxyTrust.resolve(facts)
+            let visitor = answerer.visitor(site: site, userAgent: facts.userAgent, acceptLanguage: facts.acceptLanguage)
+            let r = Request(snapshot: snapshot, facts: facts, trust: trust, site: site, path: path)
+            var result = landed(r, LandingRequest(site: site, match: match, visitor: visitor))
+            if !result.secured { result.response = secured(result.response) }
+            return (result, path)
+        }
+        if scan.codeStart != scan.pathEnd,
+           snapshot.resolvedLinks.lookup(snapshot.links, site: site.name, code: path[utf8.index(utf8.startIndex, offsetBy: scan.codeStart)...]) != nil {
+            return nil
+        }
+        guard !site.redirectsMisses else { return nil }
+        let agent = RequestFacts.capped(request.header(.userAgent)), language = RequestFacts.capped(request.header(.acceptLanguage))
+        guard let miss = MissMemo.answer(snapshot, site: index, userAgent: agent, acceptLanguage: language, make: {
+            let visitor = answerer.visitor(site: site, userAgent: agent, acceptLanguage: language)
+            guard let catalog = visitor.catalog else { return nil }
+            return (shipped.notFound(site: site.compiled, platform: visitor.browser.platform, catalog: catalog),
+                    ClickEvent(visitor: visitor, site: site.name, outcome: .notFound))
+        }) else { return nil }
+        var result = ResponderResult(response: miss.response, kind: .notFound, site: site.name, route: nil,
+                                     client: request.peerAddress, scheme: "http")
+        result.click = miss.click
+        return (result, path)
+    }
+
+    /// A request-target read once, byte by byte, for `plainLink`: where its path ends, and where a
+    /// short-link code would start. nil — give way to the general path — for a target
+    /// `isOriginForm` refuses, a path with a dot segment (`hasDotSegment`), or a path another step
+    /// may claim: `/.…` (the association files, the resolve endpoint, and every other dot path go
+    /// the general way), `/apple-app-site-association`, `/static/og/…`.
+    struct PlainTarget {
+        let count: Int
+        /// The path's length (the offset of the first `?`, or `count`).
+        let pathEnd: Int
+        /// Where the code starts when the path is `{prefix}{code}` with no `/` in the code;
+        /// `pathEnd` when it cannot be a short link.
+        let codeStart: Int
+
+        init?(_ bytes: UnsafeBufferPointer<UInt8>, shortLinkPrefix prefix: [UInt8]) {
+            count = bytes.count
+            guard let base = bytes.baseAddress, count > 0, base[0] == UInt8(ascii: "/") else { return nil }
+            var end = count
+            for i in 0..<count {
+                let b = base[i]
+                if b <= 0x20 || b == 0x7F { return nil }
+                if b == UInt8(ascii: "?") && end == count { end = i }
+            }
+            pathEnd = end
+            if end > 1 {
+                switch base[1] {
+                case UInt8(ascii: "."): return nil
+                case UInt8(ascii: "a") where Responder.matches(base, end, "/apple-app-site-association"): return nil
+                case UInt8(ascii: "s") where Responder.hasPrefix(base, end, "/static/og/"): return nil
+                default: break
+                }
+            }
+            let path = UnsafeBufferPointer(start: base, count: end)
+            if Responder.hasDotSegment(path) { return nil }
+            let start = prefix.count
+            codeStart = end > start && prefix.withUnsafeBufferPointer({ Responder.hasPrefix(base, end, $0) })
+                && memchr(base + start, Int32(UInt8(ascii: "/")), end - start) == nil ? start : end
+        }
+    }
+
+    /// The `count` bytes at `base` start with `prefix`'s.
+    static func hasPrefix(_ base: UnsafePointer<UInt8>, _ count: Int, _ prefix: UnsafeBufferPointer<UInt8>) -> Bool {
+        prefix.count <= count && (prefix.isEmpty || memcmp(base, prefix.baseAddress!, prefix.count) == 0)
+    }
+
+    static func hasPrefix(_ base: UnsafePointer<UInt8>, _ count: Int, _ prefix: StaticString) -> Bool {
+        hasPrefix(base, count, UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount))
+    }
+
+    /// The `count` bytes at `base` are `text`'s.
+    static func matches(_ base: UnsafePointer<UInt8>, _ count: Int, _ text: StaticString) -> Bool {
+        count == text.utf8CodeUnitCount && memcmp(base, text.utf8Start, count) == 0
+    }
+
+    /// The generated preview cards' path prefix (`previewCard`).
+    static let previewCardPrefix = "/static/og/"
+}
