@@ -70,7 +70,8 @@ public final class ClickCounter: Sendable {
         /// The key counted last and its index in `entries`: the next click of the same link
         /// compares four fields instead of hashing two strings. Cleared whenever `entries`
         /// changes shape (an insert, a drain), which would make the index stale.
-        var lastKey: Key?
+        var lastKey = Key(day: 0, site: "", code: "", route: "")
+        /// nil: no last key (`lastKey` means nothing).
         var lastIndex: Dictionary<Key, Entry>.Index?
     }
 
@@ -81,6 +82,7 @@ public final class ClickCounter: Sendable {
     private let maxKeyCount: Atomic<Int>
     private let referrerSlotCount: Atomic<Int>
     private let threadShard = ThreadShardKey()
+    private let lastDay = Atomic<Int>(0)
 
     /// `referrerSlots`: hosts held per key between two flushes (beyond: `(other)`).
     public init(maxKeys: Int = 100_000, referrerSlots: Int = 20) {
@@ -107,11 +109,13 @@ public final class ClickCounter: Sendable {
 
     /// Counts one click on the calling thread's shard. `referrer`: a ``ReferrerHost`` value.
     public func record(_ click: ClickEvent, referrer: String, unixSeconds: Int) {
-        var key = Key(day: ClickDay.of(unixSeconds: unixSeconds), site: click.site, code: click.code, route: click.route)
+        var key = Key(day: day(unixSeconds), site: click.site, code: click.code, route: click.route)
         let slot = click.slot
         let referrerSlots = referrerSlotCount.load(ordering: .relaxed)
         shards[shardIndex()].withLock { s in
-            if let i = s.lastIndex, s.lastKey == key {
+            // Field by field, in place: no optional key copied to compare.
+            if let i = s.lastIndex, s.lastKey.day == key.day, s.lastKey.site == key.site, s.lastKey.code == key.code,
+               s.lastKey.route == key.route {
                 s.entries.values[i].add(slot: slot)
                 s.entries.values[i].add(referrer: referrer, slotsAllowed: referrerSlots)
                 return
@@ -150,6 +154,17 @@ public final class ClickCounter: Sendable {
         }
     }
 
+    /// `ClickDay.of(unixSeconds:)`, from the last day computed while the UTC day is the same (the
+    /// civil date's arithmetic once a day, not once a click): one word, epoch days above yyyymmdd.
+    private func day(_ unixSeconds: Int) -> Int {
+        let days = unixSeconds >= 0 ? unixSeconds / 86_400 : (unixSeconds - 86_399) / 86_400
+        let last = lastDay.load(ordering: .relaxed)
+        if last != 0, last >> 32 == days { return last & 0xFFFF_FFFF }
+        let day = ClickDay.fromEpochDays(days)
+        if days >= 0 { lastDay.store(days << 32 | day, ordering: .relaxed) }
+        return day
+    }
+
     /// Takes every count out (the shards are empty afterwards), merged across shards.
     public func drain() -> [Key: Entry] {
         var out: [Key: Entry] = [:]
@@ -158,7 +173,6 @@ public final class ClickCounter: Sendable {
             var taken: [Key: Entry] = [:]
             shard.withLock { s in
                 swap(&taken, &s.entries)
-                s.lastKey = nil
                 s.lastIndex = nil
             }
             keys.subtract(taken.count, ordering: .relaxed)

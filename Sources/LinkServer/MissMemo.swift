@@ -12,13 +12,24 @@ enum MissMemo {
         var site = -1
         var userAgent: String?
         var acceptLanguage: String?
-        var answer: (response: HTTPResponse, click: ClickEvent)?
+        var answer: Answer?
+    }
+
+    /// A not-found page and the click it counts: an object, so the memo hands out a reference.
+    final class Answer: Sendable {
+        let response: HTTPResponse
+        let click: ClickEvent
+
+        init(response: HTTPResponse, click: ClickEvent) {
+            self.response = response
+            self.click = click
+        }
     }
 
     /// The memo's answer when the last one was made from the same inputs; else `make`'s (kept
     /// when not nil).
     static func answer(_ snapshot: Snapshot, site: Int, userAgent: String?, acceptLanguage: String?,
-                       make: () -> (response: HTTPResponse, click: ClickEvent)?) -> (response: HTTPResponse, click: ClickEvent)? {
+                       make: () -> Answer?) -> Answer? {
         let entry = entries.current
         if entry.pointee.serial == snapshot.serial, entry.pointee.site == site, let answer = entry.pointee.answer,
            entry.pointee.userAgent == userAgent, entry.pointee.acceptLanguage == acceptLanguage {

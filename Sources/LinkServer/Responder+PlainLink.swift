@@ -20,7 +20,10 @@ import MicroHTTP
 /// general path refuses, a path another step may claim, a live short link's code, a site whose
 /// misses redirect (`notFound.redirect`), a renderer plugged in by a caller.
 extension Responder {
-    static func plainLink(_ snapshot: Snapshot, _ request: HTTPRequest) -> (result: ResponderResult, path: Substring)? {
+    /// `answered` gets the result, the path as sent and the request (it counts and logs them) and
+    /// gives the response to send: the result is made once and lent, never copied.
+    static func plainLink(_ snapshot: Snapshot, _ request: HTTPRequest,
+                          _ answered: (borrowing ResponderResult, Substring, borrowing HTTPRequest) -> HTTPResponse) -> HTTPResponse? {
         guard request.method == "GET" || request.method == "HEAD" else { return nil }
         guard request.headerCount(.forwarded) == 0, request.headerCount(.xForwardedFor) == 0,
               request.headerCount(.xForwardedProto) == 0, request.headerCount(.xForwardedHost) == 0 else { return nil }
@@ -46,7 +49,7 @@ extension Responder {
             let r = Request(snapshot: snapshot, facts: facts, trust: trust, site: site, path: path)
             var result = landed(r, LandingRequest(site: site, match: match, visitor: visitor))
             if !result.secured { result.response = secured(result.response) }
-            return (result, path)
+            return answered(result, path, request)
         }
         if scan.codeStart != scan.pathEnd,
            snapshot.resolvedLinks.lookup(snapshot.links, site: site.name, code: path[utf8.index(utf8.startIndex, offsetBy: scan.codeStart)...]) != nil {
@@ -57,13 +60,13 @@ extension Responder {
         guard let miss = MissMemo.answer(snapshot, site: index, userAgent: agent, acceptLanguage: language, make: {
             let visitor = answerer.visitor(site: site, userAgent: agent, acceptLanguage: language)
             guard let catalog = visitor.catalog else { return nil }
-            return (shipped.notFound(site: site.compiled, platform: visitor.browser.platform, catalog: catalog),
-                    ClickEvent(visitor: visitor, site: site.name, outcome: .notFound))
+            return MissMemo.Answer(response: shipped.notFound(site: site.compiled, platform: visitor.browser.platform, catalog: catalog),
+                                   click: ClickEvent(visitor: visitor, site: site.name, outcome: .notFound))
         }) else { return nil }
         var result = ResponderResult(response: miss.response, kind: .notFound, site: site.name, route: nil,
                                      client: request.peerAddress, scheme: "http")
         result.click = miss.click
-        return (result, path)
+        return answered(result, path, request)
     }
 
     /// A request-target read once, byte by byte, for `plainLink`: where its path ends, and where a
@@ -82,11 +85,24 @@ extension Responder {
         init?(_ bytes: UnsafeBufferPointer<UInt8>, shortLinkPrefix prefix: [UInt8]) {
             count = bytes.count
             guard let base = bytes.baseAddress, count > 0, base[0] == UInt8(ascii: "/") else { return nil }
+            // The path up to `?`: no byte `isOriginForm` refuses; a dot or `%` seen (a dot segment
+            // needs one). Then the query: no refused byte.
             var end = count
-            for i in 0..<count {
+            var dotted = false
+            var i = 0
+            while i < count {
                 let b = base[i]
                 if b <= 0x20 || b == 0x7F { return nil }
-                if b == UInt8(ascii: "?") && end == count { end = i }
+                if b == UInt8(ascii: "?") {
+                    end = i
+                    break
+                }
+                if b == UInt8(ascii: ".") || b == UInt8(ascii: "%") { dotted = true }
+                i += 1
+            }
+            while i < count {
+                if base[i] <= 0x20 || base[i] == 0x7F { return nil }
+                i += 1
             }
             pathEnd = end
             if end > 1 {
@@ -97,8 +113,7 @@ extension Responder {
                 default: break
                 }
             }
-            let path = UnsafeBufferPointer(start: base, count: end)
-            if Responder.hasDotSegment(path) { return nil }
+            if dotted && Responder.hasDotSegment(UnsafeBufferPointer(start: base, count: end)) { return nil }
             let start = prefix.count
             codeStart = end > start && prefix.withUnsafeBufferPointer({ Responder.hasPrefix(base, end, $0) })
                 && memchr(base + start, Int32(UInt8(ascii: "/")), end - start) == nil ? start : end

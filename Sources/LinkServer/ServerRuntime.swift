@@ -213,12 +213,14 @@ public final class ServerRuntime: Sendable {
                 noted(request, result, path: snapshot.logQueryStrings ? request.rawTarget : path, since: start)
                 return result.response
             }
-            if let (result, path) = Responder.plainLink(snapshot, request) {
+            if let response = Responder.plainLink(snapshot, request, { result, path, request in
                 if let click = result.click, let clicks = runtime.clicks, clicks.enabled, request.method == "GET" {
                     clicks.record(click, referer: request.header(.referer))
                 }
                 noted(request, result, path: snapshot.logQueryStrings ? request.rawTarget : String(path), since: start)
                 return result.response
+            }) {
+                return response
             }
             let facts = RequestFacts(request)
             // Read before the responder takes the facts.
@@ -234,7 +236,7 @@ public final class ServerRuntime: Sendable {
 
         /// Hands what the responder knew to `requestCompleted` (the request's note), which logs
         /// and counts the request once its response is really sent.
-        private func noted(_ request: HTTPRequest, _ result: ResponderResult, path: String, since start: UInt64) {
+        private func noted(_ request: borrowing HTTPRequest, _ result: borrowing ResponderResult, path: String, since start: UInt64) {
             let seconds = Double(Self.nanos() &- start) / 1e9
             request.note(AnsweredRequest.init)?.fill(
                 site: result.site, kind: result.kind, route: result.route, client: result.client, scheme: result.scheme,

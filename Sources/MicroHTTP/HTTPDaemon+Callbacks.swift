@@ -18,6 +18,8 @@ final class DaemonContext: @unchecked Sendable {
     let collectsRequestBodies: Bool
     let checksFirstBytes: Bool
     let headLimits: RequestHeadLimits
+    /// `headLimits.isPathMethod`'s inputs, read once: nil when no path has its own methods.
+    let generalMethods: [String]?
     /// libmicrohttpd's pool per connection (`HTTPDaemonOptions.effectiveConnectionMemoryLimit`).
     let poolBytes: Int
     let tracker: ConnectionTracker
@@ -45,6 +47,7 @@ final class DaemonContext: @unchecked Sendable {
         self.collectsRequestBodies = options.collectsRequestBodies
         self.checksFirstBytes = options.checksFirstBytes
         self.headLimits = options.headLimits
+        self.generalMethods = options.headLimits.pathMethods.isEmpty ? nil : options.headLimits.allowedMethods
         self.poolBytes = options.effectiveConnectionMemoryLimit
         self.tracker = ConnectionTracker(options: options)
         self.cLogger = .allocate(capacity: 1)
@@ -54,6 +57,12 @@ final class DaemonContext: @unchecked Sendable {
 
     deinit {
         cLogger.deallocate()
+    }
+
+    /// `headLimits.isPathMethod(method)`, without a copy of the limits per request.
+    func isPathMethod(_ method: String) -> Bool {
+        guard let generalMethods else { return false }
+        return !generalMethods.contains(method)
     }
 
     /// Called before the handler runs a request: false once the daemon stopped handling requests
@@ -412,8 +421,12 @@ enum MHDCallbacks {
 
         if !request.headersReceived {
             request.headersReceived = true
-            request.method = method.map { RequestContext.string($0, reusing: &request.lastMethod) } ?? ""
-            request.httpVersion = version.map { RequestContext.string($0, reusing: &request.lastVersion) } ?? ""
+            // Through locals: an `inout` to a class's property is a dynamic exclusivity check.
+            var lastMethod = request.lastMethod, lastVersion = request.lastVersion
+            request.method = method.map { RequestContext.string($0, reusing: &lastMethod) } ?? ""
+            request.httpVersion = version.map { RequestContext.string($0, reusing: &lastVersion) } ?? ""
+            request.lastMethod = lastMethod
+            request.lastVersion = lastVersion
             request.connection?.busy.store(true, ordering: .releasing)
             daemon.inFlight.add(1, ordering: .relaxed)
             var view = RequestHeadView()
@@ -437,7 +450,7 @@ enum MHDCallbacks {
             request.headView = view
             request.headChecked = true
             request.bodyLimit = daemon.requestBodyLimit
-            guard daemon.collectsRequestBodies || daemon.headLimits.isPathMethod(request.method) else { return .YES }
+            guard daemon.collectsRequestBodies || daemon.isPathMethod(request.method) else { return .YES }
             // Before any body byte: the handler may refuse now (a missing token) or set this
             // request's own body limit.
             let headRequest = HTTPRequest(
@@ -461,7 +474,7 @@ enum MHDCallbacks {
         }
         if uploadDataSize.pointee != 0 {
             request.uploadedBytes += uploadDataSize.pointee
-            if daemon.collectsRequestBodies || daemon.headLimits.isPathMethod(request.method) {
+            if daemon.collectsRequestBodies || daemon.isPathMethod(request.method) {
                 if request.uploadedBytes > request.bodyLimit {
                     request.bodyTooLarge = true
                     request.body = []

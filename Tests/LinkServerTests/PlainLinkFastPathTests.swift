@@ -7,7 +7,7 @@ import MicroHTTP
 import Testing
 @testable import LinkServer
 
-// The plain-link step (`Responder.plainLink(_:_:)`: a route's answer or the not-found page,
+// The plain-link step (`Self.plainLink(_:_:)`: a route's answer or the not-found page,
 // straight from the request) against the general path, over every kind of target, Host, visitor
 // and site: where it answers, the answer is the one `Responder.respond` gives for the same
 // request (response, kind, site, route, client, scheme, click); where another step could claim
@@ -61,6 +61,17 @@ struct PlainLinkFastPathTests {
         [(name: "User-Agent", value: "")],
     ]
 
+    /// The step's answer as a value: the result it lends, and the path.
+    static func plainLink(_ snapshot: Snapshot, _ request: HTTPRequest) -> (result: ResponderResult, path: Substring)? {
+        var answer: (result: ResponderResult, path: Substring)?
+        let response = Responder.plainLink(snapshot, request) { result, path, _ in
+            answer = (copy result, path)
+            return result.response
+        }
+        #expect((response == nil) == (answer == nil))
+        return answer
+    }
+
     static func request(_ target: String, method: String = "GET", host: String?, _ headers: [(name: String, value: String)]) -> HTTPRequest {
         HTTPRequest(method: method, rawTarget: target, headers: (host.map { [(name: "Host", value: $0)] } ?? []) + headers, peerAddress: "192.0.2.7")
     }
@@ -82,7 +93,7 @@ struct PlainLinkFastPathTests {
                 for headers in Self.visitors {
                     for method in ["GET", "HEAD"] {
                         let r = Self.request(target, method: method, host: host, headers)
-                        guard let fast = Responder.plainLink(snapshot, r) else { continue }
+                        guard let fast = Self.plainLink(snapshot, r) else { continue }
                         answered += 1
                         let slow = Responder.respond(snapshot, RequestFacts(r))
                         let label = "\(name) \(method) \(target) Host \(host ?? "-") \(headers.first?.value.prefix(24) ?? "no UA")"
@@ -117,7 +128,7 @@ struct PlainLinkFastPathTests {
     ])
     func takes(target: String, host: String, status: Int, kind: RequestKind) throws {
         let snapshot = Self.snapshots[0].snapshot
-        let fast = try #require(Responder.plainLink(snapshot, Self.request(target, host: host, [])))
+        let fast = try #require(Self.plainLink(snapshot, Self.request(target, host: host, [])))
         #expect(fast.result.response.status == status)
         #expect(fast.result.kind == kind)
         #expect(fast.result.click != nil)
@@ -148,14 +159,14 @@ struct PlainLinkFastPathTests {
     ])
     func givesWay(method: String, target: String, host: String, headers: [(String, String)]) {
         let r = Self.request(target, method: method, host: host, headers.map { (name: $0.0, value: $0.1) })
-        #expect(Responder.plainLink(Self.snapshots[0].snapshot, r) == nil)
+        #expect(Self.plainLink(Self.snapshots[0].snapshot, r) == nil)
     }
 
     @Test("a site whose misses redirect, and a plugged-in renderer's misses, take the general path")
     func givesWayForOtherMisses() {
         for which in 2...3 {
             let r = Self.request("/nothing/here", host: "shop.example.com", [])
-            #expect(Responder.plainLink(Self.snapshots[which].snapshot, r) == nil, "\(Self.snapshots[which].name)")
+            #expect(Self.plainLink(Self.snapshots[which].snapshot, r) == nil, "\(Self.snapshots[which].name)")
         }
     }
 
@@ -168,7 +179,7 @@ struct PlainLinkFastPathTests {
                 for host in ["shop.example.com", "blog.example.org"] {
                     for headers in Self.visitors + Self.visitors.reversed() {
                         let r = Self.request("/nothing/here", host: host, headers)
-                        let fast = try #require(Responder.plainLink(snapshot, r))
+                        let fast = try #require(Self.plainLink(snapshot, r))
                         let slow = Responder.respond(snapshot, RequestFacts(r))
                         guard case let .prepared(x) = fast.result.response, case let .prepared(y) = slow.response else {
                             Issue.record("not prepared")
