@@ -489,6 +489,12 @@ public struct RouteTable: Sendable {
         }
     }
 
+    /// ``resolve(site:path:query:fragment:restrictTo:)`` on a request-target's own bytes: its path
+    /// and its query (after `?`), still encoded, no fragment, every app.
+    public func resolve(site: CompiledSite, pathBytes: UnsafeBufferPointer<UInt8>, queryBytes: UnsafeBufferPointer<UInt8>?) -> LinkResolution {
+        site.resolver.resolve(path: pathBytes, query: queryBytes, fragment: nil, restrictTo: nil)
+    }
+
     /// `body` with the UTF-8 bytes of `text`, or with nil.
     static func withOptionalUTF8<R>(_ text: inout Substring?, _ body: (Bytes?) -> R) -> R {
         guard var t = text else { return body(nil) }

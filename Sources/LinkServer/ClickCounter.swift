@@ -109,17 +109,18 @@ public final class ClickCounter: Sendable {
 
     /// Counts one click on the calling thread's shard. `referrer`: a ``ReferrerHost`` value.
     public func record(_ click: ClickEvent, referrer: String, unixSeconds: Int) {
-        var key = Key(day: day(unixSeconds), site: click.site, code: click.code, route: click.route)
+        let day = day(unixSeconds)
         let slot = click.slot
         let referrerSlots = referrerSlotCount.load(ordering: .relaxed)
         shards[shardIndex()].withLock { s in
-            // Field by field, in place: no optional key copied to compare.
-            if let i = s.lastIndex, s.lastKey.day == key.day, s.lastKey.site == key.site, s.lastKey.code == key.code,
-               s.lastKey.route == key.route {
+            // The click's fields against the last key's, in place: no key made to compare.
+            if let i = s.lastIndex, s.lastKey.day == day, s.lastKey.site == click.site, s.lastKey.code == click.code,
+               s.lastKey.route == click.route {
                 s.entries.values[i].add(slot: slot)
                 s.entries.values[i].add(referrer: referrer, slotsAllowed: referrerSlots)
                 return
             }
+            var key = Key(day: day, site: click.site, code: click.code, route: click.route)
             if let i = s.entries.index(forKey: key) {
                 s.entries.values[i].add(slot: slot)
                 s.entries.values[i].add(referrer: referrer, slotsAllowed: referrerSlots)

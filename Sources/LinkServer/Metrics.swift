@@ -21,7 +21,8 @@ public final class Metrics: Sendable {
         var requests: [Key: Int] = [:]
         /// The key counted last and the dictionary's index of it: the next request of the same
         /// site, kind and status (the common case) is counted without hashing the site's name.
-        var lastKey: Key?
+        var lastKey = Key(site: "", kind: .error, status: 0)
+        /// nil: no last key (`lastKey` means nothing).
         var lastIndex: Dictionary<Key, Int>.Index?
         /// Requests whose response was not (completely) sent, by outcome.
         var unsent: [String: Int] = [:]
@@ -78,7 +79,8 @@ public final class Metrics: Sendable {
         var bucket = 0
         while bucket < Self.durationBuckets.count, seconds > Self.durationBuckets[bucket] { bucket += 1 }
         slot().state.withLock { s in
-            if let index = s.lastIndex, s.lastKey == key {
+            // Field by field, in place: no optional key copied to compare.
+            if let index = s.lastIndex, s.lastKey.status == key.status, s.lastKey.kind == key.kind, s.lastKey.site == key.site {
                 s.requests.values[index] += 1
             } else {
                 s.requests[key, default: 0] += 1

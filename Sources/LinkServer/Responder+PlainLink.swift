@@ -25,22 +25,33 @@ extension Responder {
     static func plainLink(_ snapshot: Snapshot, _ request: HTTPRequest,
                           _ answered: (borrowing ResponderResult, Substring, borrowing HTTPRequest) -> HTTPResponse) -> HTTPResponse? {
         guard request.method == "GET" || request.method == "HEAD" else { return nil }
-        guard request.headerCount(.forwarded) == 0, request.headerCount(.xForwardedFor) == 0,
-              request.headerCount(.xForwardedProto) == 0, request.headerCount(.xForwardedHost) == 0 else { return nil }
+        guard request.forwardingHeaderLines == 0 else { return nil }
         let answerer = snapshot.answerer
         guard let shipped = answerer.shipped,
               let index = HostMemo.siteIndex(snapshot, host: request.header(.host) ?? "") else { return nil }
         let site = snapshot.sites[index]
         let target = request.rawTarget
         let utf8 = target.utf8
-        // The request-target's checks and the steps before the route's, on its bytes.
-        guard let scanned = utf8.withContiguousStorageIfAvailable({ PlainTarget($0, shortLinkPrefix: site.shortLinkPrefixBytes) }),
-              let scan = scanned else { return nil }
-        let pathEnd = utf8.index(utf8.startIndex, offsetBy: scan.pathEnd)
-        let path = target[..<pathEnd]
-        let query = scan.pathEnd == scan.count ? nil : target[utf8.index(after: pathEnd)...]
+        // The request-target's checks and the route's resolution, on its bytes (the resolution is
+        // pure: made before the static-file and long-link checks, used only after them).
+        var match: LinkMatch?
+        guard let scanned = utf8.withContiguousStorageIfAvailable({ bytes -> PlainTarget? in
+            guard let scan = PlainTarget(bytes, shortLinkPrefix: site.shortLinkPrefixBytes) else { return nil }
+            let query = scan.pathEnd == scan.count ? nil : UnsafeBufferPointer(rebasing: bytes[(scan.pathEnd + 1)...])
+            let resolution = snapshot.table.resolve(site: site.compiled, pathBytes: UnsafeBufferPointer(rebasing: bytes[..<scan.pathEnd]), queryBytes: query)
+            if case let .matched(found) = resolution { match = found }
+            return scan
+        }), let scan = scanned else { return nil }
+        // Without a query the path is the whole target (no index to check).
+        let path: Substring, query: Substring?
+        if scan.pathEnd == scan.count {
+            (path, query) = (Substring(target), nil)
+        } else {
+            let pathEnd = utf8.index(utf8.startIndex, offsetBy: scan.pathEnd)
+            (path, query) = (target[..<pathEnd], target[utf8.index(after: pathEnd)...])
+        }
         guard snapshot.assets.response(path) == nil, !isLongLink(path, prefix: site.shortLinkPrefix, query: query) else { return nil }
-        if case let .matched(match) = snapshot.table.resolve(site: site.compiled, path: path, query: query, fragment: nil) {
+        if let match {
             // The route's answer, made as the general path makes it (the landing stage reads the
             // facts only for a plugged-in renderer's pages).
             let facts = RequestFacts(request)
@@ -56,7 +67,7 @@ extension Responder {
             return nil
         }
         guard !site.redirectsMisses else { return nil }
-        let agent = RequestFacts.capped(request.header(.userAgent)), language = RequestFacts.capped(request.header(.acceptLanguage))
+        let agent = request.header(.userAgent).map(RequestFacts.cap), language = request.header(.acceptLanguage).map(RequestFacts.cap)
         guard let miss = MissMemo.answer(snapshot, site: index, userAgent: agent, acceptLanguage: language, make: {
             let visitor = answerer.visitor(site: site, userAgent: agent, acceptLanguage: language)
             guard let catalog = visitor.catalog else { return nil }

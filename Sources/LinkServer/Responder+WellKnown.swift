@@ -24,14 +24,14 @@ extension Responder {
         ("/.well-known/assetlinks.json", .assetlinks),
     ]
     static let wellKnownPathStrings: [String] = wellKnownPaths.map { $0.path.description }
+    static let shortestWellKnownPath = wellKnownPaths.map(\.path.utf8CodeUnitCount).min()!
 
     /// A request for an association file, answered; nil: take the general path (`respond`).
     /// `path` is the matched path's `String` (for the access log, which logs the path as sent).
     static func wellKnown(_ snapshot: Snapshot, _ request: HTTPRequest) -> (result: ResponderResult, path: String)? {
         guard request.method == "GET" || request.method == "HEAD" else { return nil }
         guard let which = wellKnownPathIndex(request.rawTarget) else { return nil }
-        guard request.headerCount(.forwarded) == 0, request.headerCount(.xForwardedFor) == 0,
-              request.headerCount(.xForwardedProto) == 0, request.headerCount(.xForwardedHost) == 0,
+        guard request.forwardingHeaderLines == 0,
               request.headerCount(.ifNoneMatch) <= 1 else { return nil }
         guard let index = HostMemo.siteIndex(snapshot, host: request.header(.host) ?? "") else { return nil }
         let site = snapshot.sites[index]
@@ -46,7 +46,9 @@ extension Responder {
     /// other target, or one with a byte `isOriginForm` refuses (a space, a control byte, DEL).
     static func wellKnownPathIndex(_ target: String) -> Int? {
         func find(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-            guard let base = bytes.baseAddress else { return nil }
+            // Shorter than the shortest path, or not `/.…` or `/a…`: none of them (most links).
+            guard let base = bytes.baseAddress, bytes.count >= shortestWellKnownPath,
+                  base[1] == UInt8(ascii: ".") || base[1] == UInt8(ascii: "a") else { return nil }
             let question = memchr(base, Int32(UInt8(ascii: "?")), bytes.count)
             let pathEnd = question.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? bytes.count
             // Each path has its own length: one memcmp at most. A path equal to one of them has

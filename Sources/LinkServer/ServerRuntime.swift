@@ -217,7 +217,9 @@ public final class ServerRuntime: Sendable {
                 if let click = result.click, let clicks = runtime.clicks, clicks.enabled, request.method == "GET" {
                     clicks.record(click, referer: request.header(.referer))
                 }
-                noted(request, result, path: snapshot.logQueryStrings ? request.rawTarget : String(path), since: start)
+                // The target itself when it has no query (no new String).
+                let whole = snapshot.logQueryStrings || path.utf8.count == request.rawTarget.utf8.count
+                noted(request, result, path: whole ? request.rawTarget : String(path), since: start)
                 return result.response
             }) {
                 return response

@@ -263,6 +263,19 @@ final class RequestContext {
     }
 
     /// The value of `header` as a `String`: the previous one when the bytes are the same.
+    /// The first value of `header` (nil when absent), its slot read in place.
+    func knownHeader(_ header: KnownHeader) -> String? {
+        let slot = headView.slots[header.rawValue]
+        guard slot.lines > 0 else { return nil }
+        return knownValue(header, UnsafeRawBufferPointer(start: slot.value, count: slot.value == nil ? 0 : slot.count))
+    }
+
+    /// `HTTPRequest.forwardingHeaderLines`, from the view's slots.
+    var forwardingHeaderLines: Int {
+        headView.slots[KnownHeader.forwarded.rawValue].lines + headView.slots[KnownHeader.xForwardedFor.rawValue].lines
+            + headView.slots[KnownHeader.xForwardedProto.rawValue].lines + headView.slots[KnownHeader.xForwardedHost.rawValue].lines
+    }
+
     func knownValue(_ header: KnownHeader, _ bytes: UnsafeRawBufferPointer) -> String {
         if let previous = knownValues[header.rawValue], let base = bytes.baseAddress,
            Self.same(previous, base.assumingMemoryBound(to: CChar.self), count: bytes.count) {

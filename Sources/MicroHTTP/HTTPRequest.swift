@@ -127,10 +127,15 @@ public struct HTTPRequest {
     /// The first value of a `KnownHeader`: from the head check's one pass over the header list
     /// (no lookup); for a request built in a test, looked up by name.
     public func header(_ known: KnownHeader) -> String? {
-        if let context, context.headChecked {
-            return context.headView.first(known).map { context.knownValue(known, $0) }
-        }
+        if let context, context.headChecked { return context.knownHeader(known) }
         return header(known.name)
+    }
+
+    /// Lines of `Forwarded`, `X-Forwarded-For`, `X-Forwarded-Proto` and `X-Forwarded-Host`
+    /// together: 0 when no proxy said anything about the request.
+    public var forwardingHeaderLines: Int {
+        if let context, context.headChecked { return context.forwardingHeaderLines }
+        return headerCount(.forwarded) + headerCount(.xForwardedFor) + headerCount(.xForwardedProto) + headerCount(.xForwardedHost)
     }
 
     /// How many header lines carried `known` (0 when absent).

@@ -25,7 +25,17 @@ public struct RequestFacts: Sendable, Equatable {
 
     /// `value`, cut to its first `headerValueBytes` bytes (at a character boundary).
     public static func capped(_ value: String?) -> String? {
-        guard let value, value.utf8.count > headerValueBytes else { return value }
+        value.map(cap)
+    }
+
+    /// `value`, cut to its first `headerValueBytes` bytes (at a character boundary).
+    @inlinable
+    public static func cap(_ value: String) -> String {
+        value.utf8.count > headerValueBytes ? cut(value) : value
+    }
+
+    @usableFromInline
+    static func cut(_ value: String) -> String {
         var end = value.utf8.index(value.utf8.startIndex, offsetBy: headerValueBytes)
         while end > value.startIndex, String.Index(end, within: value.unicodeScalars) == nil { end = value.utf8.index(before: end) }
         return String(value[..<end])
