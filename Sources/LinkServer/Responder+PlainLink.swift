@@ -32,52 +32,52 @@ extension Responder {
         let site = snapshot.sites[index]
         let target = request.rawTarget
         let utf8 = target.utf8
-        // The request-target's checks and the route's resolution, on its bytes (the resolution is
-        // pure: made before the static-file and long-link checks, used only after them).
-        var match: LinkMatch?
-        guard let scanned = utf8.withContiguousStorageIfAvailable({ bytes -> PlainTarget? in
+        // Everything on the target's bytes, in the general path's order: its checks, the steps
+        // before the route's, the route's match, a short link's code, the not-found page.
+        let answer = utf8.withContiguousStorageIfAvailable { bytes -> HTTPResponse? in
             guard let scan = PlainTarget(bytes, shortLinkPrefix: site.shortLinkPrefixBytes) else { return nil }
-            let query = scan.pathEnd == scan.count ? nil : UnsafeBufferPointer(rebasing: bytes[(scan.pathEnd + 1)...])
-            let resolution = snapshot.table.resolve(site: site.compiled, pathBytes: UnsafeBufferPointer(rebasing: bytes[..<scan.pathEnd]), queryBytes: query)
-            if case let .matched(found) = resolution { match = found }
-            return scan
-        }), let scan = scanned else { return nil }
-        // Without a query the path is the whole target (no index to check).
-        let path: Substring, query: Substring?
-        if scan.pathEnd == scan.count {
-            (path, query) = (Substring(target), nil)
-        } else {
-            let pathEnd = utf8.index(utf8.startIndex, offsetBy: scan.pathEnd)
-            (path, query) = (target[..<pathEnd], target[utf8.index(after: pathEnd)...])
-        }
-        guard snapshot.assets.response(path) == nil, !isLongLink(path, prefix: site.shortLinkPrefix, query: query) else { return nil }
-        if let match {
-            // The route's answer, made as the general path makes it (the landing stage reads the
-            // facts only for a plugged-in renderer's pages).
-            let facts = RequestFacts(request)
-            let trust = snapshot.proxyTrust.resolve(facts)
-            let visitor = answerer.visitor(site: site, userAgent: facts.userAgent, acceptLanguage: facts.acceptLanguage)
-            let r = Request(snapshot: snapshot, facts: facts, trust: trust, site: site, path: path)
-            var result = landed(r, LandingRequest(site: site, match: match, visitor: visitor))
-            if !result.secured { result.response = secured(result.response) }
+            // Without a query the path is the whole target (no index to check).
+            let path: Substring, query: Substring?
+            if scan.pathEnd == scan.count {
+                (path, query) = (Substring(target), nil)
+            } else {
+                let pathEnd = utf8.index(utf8.startIndex, offsetBy: scan.pathEnd)
+                (path, query) = (target[..<pathEnd], target[utf8.index(after: pathEnd)...])
+            }
+            guard !snapshot.assets.mayHave(length: scan.pathEnd) || snapshot.assets.response(path) == nil,
+                  !isLongLink(path, prefix: site.shortLinkPrefix, query: query) else { return nil }
+            let queryBytes = scan.pathEnd == scan.count ? nil : UnsafeBufferPointer(rebasing: bytes[(scan.pathEnd + 1)...])
+            let resolution = snapshot.table.resolve(site: site.compiled, pathBytes: UnsafeBufferPointer(rebasing: bytes[..<scan.pathEnd]),
+                                                    queryBytes: queryBytes)
+            if case let .matched(match) = resolution {
+                // The route's answer, made as the general path makes it (the landing stage reads
+                // the facts only for a plugged-in renderer's pages).
+                let facts = RequestFacts(request)
+                let trust = snapshot.proxyTrust.resolve(facts)
+                let visitor = answerer.visitor(site: site, userAgent: facts.userAgent, acceptLanguage: facts.acceptLanguage)
+                let r = Request(snapshot: snapshot, facts: facts, trust: trust, site: site, path: path)
+                var result = landed(r, LandingRequest(site: site, match: match, visitor: visitor))
+                if !result.secured { result.response = secured(result.response) }
+                return answered(result, path, request)
+            }
+            if scan.codeStart != scan.pathEnd,
+               snapshot.resolvedLinks.lookup(snapshot.links, site: site.name, code: path[utf8.index(utf8.startIndex, offsetBy: scan.codeStart)...]) != nil {
+                return nil
+            }
+            guard !site.redirectsMisses else { return nil }
+            let agent = request.header(.userAgent).map(RequestFacts.cap), language = request.header(.acceptLanguage).map(RequestFacts.cap)
+            guard let miss = MissMemo.answer(snapshot, site: index, userAgent: agent, acceptLanguage: language, make: {
+                let visitor = answerer.visitor(site: site, userAgent: agent, acceptLanguage: language)
+                guard let catalog = visitor.catalog else { return nil }
+                return MissMemo.Answer(response: shipped.notFound(site: site.compiled, platform: visitor.browser.platform, catalog: catalog),
+                                       click: ClickEvent(visitor: visitor, site: site.name, outcome: .notFound))
+            }) else { return nil }
+            var result = ResponderResult(response: miss.response, kind: .notFound, site: site.name, route: nil,
+                                         client: request.peerAddress, scheme: "http")
+            result.click = miss.click
             return answered(result, path, request)
         }
-        if scan.codeStart != scan.pathEnd,
-           snapshot.resolvedLinks.lookup(snapshot.links, site: site.name, code: path[utf8.index(utf8.startIndex, offsetBy: scan.codeStart)...]) != nil {
-            return nil
-        }
-        guard !site.redirectsMisses else { return nil }
-        let agent = request.header(.userAgent).map(RequestFacts.cap), language = request.header(.acceptLanguage).map(RequestFacts.cap)
-        guard let miss = MissMemo.answer(snapshot, site: index, userAgent: agent, acceptLanguage: language, make: {
-            let visitor = answerer.visitor(site: site, userAgent: agent, acceptLanguage: language)
-            guard let catalog = visitor.catalog else { return nil }
-            return MissMemo.Answer(response: shipped.notFound(site: site.compiled, platform: visitor.browser.platform, catalog: catalog),
-                                   click: ClickEvent(visitor: visitor, site: site.name, outcome: .notFound))
-        }) else { return nil }
-        var result = ResponderResult(response: miss.response, kind: .notFound, site: site.name, route: nil,
-                                     client: request.peerAddress, scheme: "http")
-        result.click = miss.click
-        return answered(result, path, request)
+        return answer ?? nil
     }
 
     /// A request-target read once, byte by byte, for `plainLink`: where its path ends, and where a

@@ -41,9 +41,13 @@ public struct StaticAssets: Sendable {
     /// The file served at `path`, if any. Most requests are links, not files: a path whose length
     /// no file has is answered without hashing it.
     public func response(_ path: Substring) -> ConditionalResponse? {
-        let length = path.utf8.count
-        guard length <= longest, length > Self.lengthLimit || pathLengths[length] else { return nil }
+        guard mayHave(length: path.utf8.count) else { return nil }
         return responses[String(path)]
+    }
+
+    /// False when no file's path is `length` bytes long.
+    public func mayHave(length: Int) -> Bool {
+        length <= longest && (length > Self.lengthLimit || pathLengths[length])
     }
 
     /// Which path lengths (up to `lengthLimit` bytes) some file has; the longest one.
