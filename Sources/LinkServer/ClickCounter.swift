@@ -73,6 +73,22 @@ public final class ClickCounter: Sendable {
         var lastKey = Key(day: 0, site: "", code: "", route: "")
         /// nil: no last key (`lastKey` means nothing).
         var lastIndex: Dictionary<Key, Entry>.Index?
+        /// Clicks of the last key, all with `pendingSlot` and `pendingReferrer`, not yet added to
+        /// its entry: the same click again (one browser following links) is one addition here.
+        /// Added (`settle`) before `entries` is read or changes shape, and before another click.
+        var pending = 0
+        var pendingSlot = 0
+        var pendingReferrer = ""
+        var pendingSlotsAllowed = 0
+
+        mutating func settle() {
+            guard pending > 0 else { return }
+            if let i = lastIndex {
+                entries.values[i].add(slot: pendingSlot, count: pending)
+                entries.values[i].add(referrer: pendingReferrer, count: pending, slotsAllowed: pendingSlotsAllowed)
+            }
+            pending = 0
+        }
     }
 
     private let shards: [Locked<Shard>]
@@ -114,12 +130,20 @@ public final class ClickCounter: Sendable {
         let referrerSlots = referrerSlotCount.load(ordering: .relaxed)
         shards[shardIndex()].withLock { s in
             // The click's fields against the last key's, in place: no key made to compare.
-            if let i = s.lastIndex, s.lastKey.day == day, s.lastKey.site == click.site, s.lastKey.code == click.code,
+            if s.lastIndex != nil, s.lastKey.day == day, s.lastKey.site == click.site, s.lastKey.code == click.code,
                s.lastKey.route == click.route {
-                s.entries.values[i].add(slot: slot)
-                s.entries.values[i].add(referrer: referrer, slotsAllowed: referrerSlots)
+                if s.pending > 0, s.pendingSlot == slot, s.pendingSlotsAllowed == referrerSlots, s.pendingReferrer == referrer {
+                    s.pending += 1
+                    return
+                }
+                s.settle()
+                s.pending = 1
+                s.pendingSlot = slot
+                s.pendingReferrer = referrer
+                s.pendingSlotsAllowed = referrerSlots
                 return
             }
+            s.settle()
             var key = Key(day: day, site: click.site, code: click.code, route: click.route)
             if let i = s.entries.index(forKey: key) {
                 s.entries.values[i].add(slot: slot)
@@ -173,6 +197,7 @@ public final class ClickCounter: Sendable {
         for shard in shards {
             var taken: [Key: Entry] = [:]
             shard.withLock { s in
+                s.settle()
                 swap(&taken, &s.entries)
                 s.lastIndex = nil
             }
@@ -191,7 +216,10 @@ public final class ClickCounter: Sendable {
     /// Calls `body` with every key and entry held now, shard by shard (under each shard's lock).
     public func forEach(_ body: (Key, Entry) -> Void) {
         for shard in shards {
-            shard.withLock { s in for (k, e) in s.entries { body(k, e) } }
+            shard.withLock { s in
+                s.settle()
+                for (k, e) in s.entries { body(k, e) }
+            }
         }
     }
 

@@ -24,11 +24,20 @@ public final class Metrics: Sendable {
         var lastKey = Key(site: "", kind: .error, status: 0)
         /// nil: no last key (`lastKey` means nothing).
         var lastIndex: Dictionary<Key, Int>.Index?
+        /// Requests of the last key not yet added to `requests` (one addition for a run of them);
+        /// added (`settle`) before `requests` is read or another key counted.
+        var pending = 0
         /// Requests whose response was not (completely) sent, by outcome.
         var unsent: [String: Int] = [:]
         var buckets = [Int](repeating: 0, count: Metrics.durationBuckets.count)
         var durationSum = 0.0
         var durationCount = 0
+
+        mutating func settle() {
+            guard pending > 0 else { return }
+            if let i = lastIndex { requests.values[i] += pending }
+            pending = 0
+        }
     }
 
     /// One thread's counts (`State`), written by that thread only.
@@ -80,9 +89,10 @@ public final class Metrics: Sendable {
         while bucket < Self.durationBuckets.count, seconds > Self.durationBuckets[bucket] { bucket += 1 }
         slot().state.withLock { s in
             // Field by field, in place: no optional key copied to compare.
-            if let index = s.lastIndex, s.lastKey.status == key.status, s.lastKey.kind == key.kind, s.lastKey.site == key.site {
-                s.requests.values[index] += 1
+            if s.lastIndex != nil, s.lastKey.status == key.status, s.lastKey.kind == key.kind, s.lastKey.site == key.site {
+                s.pending += 1
             } else {
+                s.settle()
                 s.requests[key, default: 0] += 1
                 s.lastKey = key
                 s.lastIndex = s.requests.index(forKey: key)
@@ -102,7 +112,10 @@ public final class Metrics: Sendable {
     private func summed() -> State {
         var total = State()
         for slot in slots.withLock({ $0 }) {
-            let s = slot.state.withLock { $0 }
+            let s = slot.state.withLock { s in
+                s.settle()
+                return s
+            }
             total.requests.merge(s.requests, uniquingKeysWith: +)
             total.unsent.merge(s.unsent, uniquingKeysWith: +)
             for i in total.buckets.indices { total.buckets[i] += s.buckets[i] }

@@ -306,4 +306,50 @@ struct ClickCountingTests {
         #expect(counter.overflowed == overflowed)
         #expect(overflowed > 0)
     }
+
+    /// Runs of the same click are held as one pending addition: the combinations, referrer hosts
+    /// (with the `(other)` overflow) and totals are exactly those of counting one by one, whether
+    /// read live (`forEach`) or drained.
+    @Test func repeatedClicksCountLikeSingleOnes() {
+        let counter = ClickCounter(maxKeys: 100, referrerSlots: 2)
+        var expected: [String: [String: Int]] = [:]  // code -> slot -> count
+        var expectedHosts: [String: [String: Int]] = [:]  // code -> referrer host -> count
+        let platforms: [ClickPlatform] = [.ios, .ios, .android]
+        let referrers = ["a.example", "a.example", "b.example", "c.example", "a.example"]
+        var n = 0
+        for code in ["x", "x", "y", "x"] {
+            for run in 0..<4 {
+                for i in 0..<(run + 1) * 3 {
+                    let click = ClickCountingTests.click(code, platforms[(run + i / 2) % 3])
+                    let referrer = referrers[(run * 2 + i / 3) % referrers.count]
+                    counter.record(click, referrer: referrer, unixSeconds: ClickCountingTests.noon)
+                    expected[code, default: [:]]["\(click.slot)", default: 0] += 1
+                    // The first two hosts a key sees are kept, the rest count under (other).
+                    var hosts = expectedHosts[code, default: [:]]
+                    let kept = hosts.keys.filter { $0 != ReferrerHost.other }
+                    hosts[kept.contains(referrer) || kept.count < 2 ? referrer : ReferrerHost.other, default: 0] += 1
+                    expectedHosts[code] = hosts
+                    n += 1
+                }
+            }
+        }
+        func check(_ entries: [(ClickCounter.Key, ClickCounter.Entry)], _ label: String) {
+            var total = 0
+            for (key, entry) in entries {
+                var slots: [String: Int] = [:]
+                for (slot, count) in entry.counts { slots["\(slot)", default: 0] += count }
+                #expect(slots == expected[key.code], "\(label) \(key.code)")
+                var hosts: [String: Int] = [:]
+                for (host, count) in entry.referrerCounts { hosts[host, default: 0] += count }
+                #expect(hosts == expectedHosts[key.code], "\(label) \(key.code)")
+                total += entry.total
+            }
+            #expect(total == n, "\(label)")
+        }
+        var live: [(ClickCounter.Key, ClickCounter.Entry)] = []
+        counter.forEach { live.append(($0, $1)) }
+        check(live, "live")
+        check(Array(counter.drain()), "drained")
+        #expect(counter.keyCount == 0)
+    }
 }
