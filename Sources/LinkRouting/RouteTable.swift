@@ -489,7 +489,7 @@ public struct RouteTable: Sendable {
         }
     }
 
-    /// ``resolve(site:path:query:fragment:restrictTo:)`` on a request-target's own bytes: its path
+    /// `resolve(site:path:query:fragment:restrictTo:)` on a request-target's own bytes: its path
     /// and its query (after `?`), still encoded, no fragment, every app.
     public func resolve(site: CompiledSite, pathBytes: UnsafeBufferPointer<UInt8>, queryBytes: UnsafeBufferPointer<UInt8>?) -> LinkResolution {
         site.resolver.resolve(path: pathBytes, query: queryBytes, fragment: nil, restrictTo: nil)
