@@ -153,6 +153,14 @@ def open_partial(address, source=None, count=1):
     return out
 
 
+def wait_open(server, count):
+    """Waits until the public listener holds `count` connections (it accepts on several threads)."""
+    deadline = time.time() + 10
+    while metric(server, "linkwell_connections_open") < count and time.time() < deadline:
+        time.sleep(0.05)
+    assert metric(server, "linkwell_connections_open") == count
+
+
 def closed_by_server(sock, timeout):
     sock.settimeout(timeout)
     try:
@@ -196,6 +204,9 @@ def test_per_address_limit_refuses_at_once_and_another_address_is_served(tmp_pat
     config = write(tmp_path, server='perIPConnectionLimit: 20, trustedProxies: ["10.0.0.0/8"]')
     server = start_server(config)
     held = open_partial(server.addresses[0], count=20)
+    # The server accepts on more than one thread: the 20 must be in before the 30 more arrive, or
+    # which 20 of the 50 get in is a race (the limit holds either way).
+    wait_open(server, 20)
     extra = open_partial(server.addresses[0], count=30)
     try:
         assert all(closed_by_server(s, 5) for s in extra), "connections over the per-address limit are closed at once"
@@ -214,6 +225,7 @@ def test_global_limit_refuses_at_once_and_readyz_reports_saturation(tmp_path, st
     server = start_server(write(tmp_path, server="connectionLimit: 20, perIPConnectionLimit: 0"))
     held = open_partial(server.addresses[0], count=20)
     try:
+        wait_open(server, 20)
         status, _, body = curl(server.admin_url("/readyz"))
         assert status == 503 and b"saturated: 20 of 20" in body
         late = open_partial(server.addresses[0], source="127.0.0.2")[0]
