@@ -18,8 +18,6 @@ final class DaemonContext: @unchecked Sendable {
     let collectsRequestBodies: Bool
     let checksFirstBytes: Bool
     let headLimits: RequestHeadLimits
-    /// `headLimits.isPathMethod`'s inputs, read once: nil when no path has its own methods.
-    let generalMethods: [String]?
     /// libmicrohttpd's pool per connection (`HTTPDaemonOptions.effectiveConnectionMemoryLimit`).
     let poolBytes: Int
     let tracker: ConnectionTracker
@@ -47,7 +45,6 @@ final class DaemonContext: @unchecked Sendable {
         self.collectsRequestBodies = options.collectsRequestBodies
         self.checksFirstBytes = options.checksFirstBytes
         self.headLimits = options.headLimits
-        self.generalMethods = options.headLimits.pathMethods.isEmpty ? nil : options.headLimits.allowedMethods
         self.poolBytes = options.effectiveConnectionMemoryLimit
         self.tracker = ConnectionTracker(options: options)
         self.cLogger = .allocate(capacity: 1)
@@ -57,12 +54,6 @@ final class DaemonContext: @unchecked Sendable {
 
     deinit {
         cLogger.deallocate()
-    }
-
-    /// `headLimits.isPathMethod(method)`, without a copy of the limits per request.
-    func isPathMethod(_ method: String) -> Bool {
-        guard let generalMethods else { return false }
-        return !generalMethods.contains(method)
     }
 
     /// Called before the handler runs a request: false once the daemon stopped handling requests
@@ -262,7 +253,6 @@ final class RequestContext {
         spare.set(Int(bitPattern: Unmanaged.passRetained(request).toOpaque()))
     }
 
-    /// The value of `header` as a `String`: the previous one when the bytes are the same.
     /// The first value of `header` (nil when absent), its slot read in place.
     func knownHeader(_ header: KnownHeader) -> String? {
         let slot = headView.slots[header.rawValue]
@@ -276,6 +266,7 @@ final class RequestContext {
             + headView.slots[KnownHeader.xForwardedProto.rawValue].lines + headView.slots[KnownHeader.xForwardedHost.rawValue].lines
     }
 
+    /// The value of `header` as a `String`: the previous one when the bytes are the same.
     func knownValue(_ header: KnownHeader, _ bytes: UnsafeRawBufferPointer) -> String {
         if let previous = knownValues[header.rawValue], let base = bytes.baseAddress,
            Self.same(previous, base.assumingMemoryBound(to: CChar.self), count: bytes.count) {
@@ -463,7 +454,7 @@ enum MHDCallbacks {
             request.headView = view
             request.headChecked = true
             request.bodyLimit = daemon.requestBodyLimit
-            guard daemon.collectsRequestBodies || daemon.isPathMethod(request.method) else { return .YES }
+            guard daemon.collectsRequestBodies || daemon.headLimits.isPathMethod(request.method) else { return .YES }
             // Before any body byte: the handler may refuse now (a missing token) or set this
             // request's own body limit.
             let headRequest = HTTPRequest(
@@ -487,7 +478,7 @@ enum MHDCallbacks {
         }
         if uploadDataSize.pointee != 0 {
             request.uploadedBytes += uploadDataSize.pointee
-            if daemon.collectsRequestBodies || daemon.isPathMethod(request.method) {
+            if daemon.collectsRequestBodies || daemon.headLimits.isPathMethod(request.method) {
                 if request.uploadedBytes > request.bodyLimit {
                     request.bodyTooLarge = true
                     request.body = []
